@@ -1,0 +1,112 @@
+/**
+ * The command tree of `hermes`. Only commander and tiny modules load here; each command's
+ * implementation is imported inside its action so `hermes --help` stays fast.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { packageVersion } from "../util/version.js";
+import { EXIT, UsageError } from "./exit-codes.js";
+
+export interface ChatFlags {
+  query?: string;
+  queryFile?: string;
+  model?: string;
+  provider?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  apiMode?: string;
+  toolsets?: string;
+  maxTurns?: string;
+  resume?: string;
+  continue?: boolean;
+  yolo?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  json?: boolean;
+  finalOnly?: boolean;
+}
+
+function addChatOptions(cmd: Command): Command {
+  return cmd
+    .option("-q, --query <text>", "run one prompt non-interactively and print the answer")
+    .option("--query-file <path>", "read the prompt from a file ('-' for stdin)")
+    .option("-m, --model <model>", "model to use (overrides model.default)")
+    .option("--provider <id>", "provider id or alias (openrouter, anthropic, openai, custom, ...)")
+    .option("--base-url <url>", "API base URL (any OpenAI-compatible server)")
+    .option("--api-key <key>", "API key (prefer the provider's env var)")
+    .addOption(
+      new Option("--api-mode <mode>", "wire protocol").choices([
+        "chat_completions",
+        "codex_responses",
+        "anthropic_messages",
+        "bedrock_converse",
+      ]),
+    )
+    .option("-t, --toolsets <list>", "comma-separated toolsets to enable")
+    .option("--max-turns <n>", "maximum tool-calling iterations (agent.max_turns)")
+    .option("-r, --resume <sessionId>", "resume a session by id")
+    .option("-c, --continue", "continue the most recent session")
+    .option("--yolo", "run dangerous commands without asking (hardline blocks still apply)")
+    .option("-Q, --quiet", "print only the answer, no progress")
+    .option("-v, --verbose", "show debug detail and stack traces")
+    .option("--json", "print one JSON result object (one-shot only)");
+}
+
+export function buildProgram(): Command {
+  const program = new Command("hermes")
+    .description("Hermes: a self-improving AI agent with tools, memory and skills")
+    .version(`hermes ${packageVersion()}`, "-V, --version", "print the version")
+    .option("-p, --profile <name>", "use the profile at ~/.hermes/profiles/NAME")
+    .option("-z, --oneshot <text>", "run one prompt and print only the final text")
+    .showHelpAfterError("(run 'hermes --help' for usage)")
+    .exitOverride();
+
+  addChatOptions(program);
+  program.action(async (opts: ChatFlags & { oneshot?: string }) => {
+    const { runChat } = await import("./commands/chat.js");
+    if (opts.oneshot !== undefined) {
+      await runChat({ ...opts, query: opts.oneshot, finalOnly: true, quiet: true });
+    } else {
+      await runChat(opts);
+    }
+  });
+
+  addChatOptions(program.command("chat").description("chat with the agent (interactive, or one-shot with -q)")).action(
+    async (opts: ChatFlags) => {
+      const { runChat } = await import("./commands/chat.js");
+      await runChat({ ...program.opts(), ...opts });
+    },
+  );
+
+  program
+    .command("version")
+    .description("print the version")
+    .action(() => {
+      process.stdout.write(`hermes ${packageVersion()}\n`);
+    });
+
+  return program;
+}
+
+/** Parse argv, run the command, and map failures to the documented exit codes. */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
+      if (error.code === "commander.help") return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`hermes: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    const verbose = process.argv.includes("-v") || process.argv.includes("--verbose");
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`hermes: ${message}\n`);
+    if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return (error as { exitCode?: number }).exitCode ?? EXIT.error;
+  }
+}
