@@ -5,7 +5,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const root = resolve(process.argv[2] ?? ".");
-const srcDir = join(root, "src");
 
 const SURFACES = ["cli", "gateway", "cron", "acp", "api-server", "mcp-server"];
 /** Which top-level areas each area may import (besides itself). */
@@ -50,7 +49,7 @@ function findViolations(projectRoot) {
     const isRegistry = relFile === join("src", "tools", "registry.ts");
     for (const match of text.matchAll(IMPORT_RE)) {
       const spec = match[1] ?? match[2] ?? match[3];
-      if (!spec || !spec.startsWith(".")) continue;
+      if (!spec?.startsWith(".")) continue;
       const target = resolve(dirname(file), spec);
       if (!target.startsWith(src + sep)) {
         violations.push(`${relFile}: imports "${spec}", which is outside src/`);

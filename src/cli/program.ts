@@ -4,6 +4,9 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { packageVersion } from "../util/version.js";
+import { registerConfigCommands } from "./commands/config.js";
+import { registerProfileCommands } from "./commands/profile.js";
+import { registerSessionsCommands } from "./commands/sessions.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 
 export interface ChatFlags {
@@ -60,6 +63,17 @@ export function buildProgram(): Command {
     .showHelpAfterError("(run 'hermes --help' for usage)")
     .exitOverride();
 
+  // Profiles and .env must be in place before any command reads HERMES_HOME.
+  program.hook("preAction", async () => {
+    const { applyProfile, applyStickyProfile } = await import("../state/profiles.js");
+    const { loadDotEnv } = await import("../state/dotenv.js");
+    const { hermesHome } = await import("../state/paths.js");
+    const profile = program.opts<{ profile?: string }>().profile;
+    if (profile) applyProfile(profile);
+    else applyStickyProfile();
+    loadDotEnv(hermesHome());
+  });
+
   addChatOptions(program);
   program.action(async (opts: ChatFlags & { oneshot?: string }) => {
     const { runChat } = await import("./commands/chat.js");
@@ -76,6 +90,10 @@ export function buildProgram(): Command {
       await runChat({ ...program.opts(), ...opts });
     },
   );
+
+  registerConfigCommands(program);
+  registerSessionsCommands(program);
+  registerProfileCommands(program);
 
   program
     .command("version")

@@ -1,0 +1,107 @@
+/** Agent construction options, and how they turn into model routes and the enabled tool list. */
+import { createTransport } from "../llm/providers.js";
+import type { ApiMode, Transport } from "../llm/types.js";
+import type { SessionStore } from "../state/session-store.js";
+import type { ToolContext, ToolRegistry } from "../tools/registry.js";
+import { resolveToolsets } from "../tools/toolsets.js";
+import type { IterationBudget } from "./budget.js";
+import type { AgentListener } from "./events.js";
+import type { ToolGuardrails } from "./guardrails.js";
+import type { ModelRoute, RetryPolicy } from "./model-call.js";
+
+export interface RouteSpec {
+  provider: string;
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  apiMode?: ApiMode;
+}
+
+export interface AgentOptions {
+  model: string;
+  provider?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  apiMode?: ApiMode;
+  /** Use this transport instead of building one from provider/baseUrl/apiKey. */
+  transport?: Transport;
+  /** Tried in order when the primary fails with an error flagged for fallback (`fallback_providers`). */
+  fallbackProviders?: RouteSpec[];
+  /** Maximum model calls per conversation run (`agent.max_turns`, default 90). */
+  maxIterations?: number;
+  /** A budget shared with a parent agent (subagents). */
+  iterationBudget?: IterationBudget;
+  registry?: ToolRegistry;
+  enabledToolsets?: string[];
+  disabledToolsets?: string[];
+  /** Exact tool names to enable; overrides the toolsets. */
+  tools?: string[];
+  platform?: string;
+  sessionId?: string;
+  sessionStore?: SessionStore;
+  /** HERMES_HOME, for SOUL.md and other per-user files. */
+  home?: string;
+  cwd?: string;
+  /** Use this system prompt instead of building one. */
+  systemPrompt?: string;
+  memorySnapshot?: string;
+  maxTokens?: number;
+  temperature?: number;
+  reasoningEffort?: string;
+  retry?: Partial<RetryPolicy>;
+  /** Tool-loop guardrails; `false` turns them off. */
+  guardrails?: ToolGuardrails | false;
+  /** Agent services handed to tools through their context (memory store, session search, ...). */
+  services?: Record<string, unknown>;
+  clarify?: ToolContext["clarify"];
+  requestApproval?: ToolContext["requestApproval"];
+  /** A person is present to answer prompts. */
+  interactive?: boolean;
+  quiet?: boolean;
+  onEvent?: AgentListener;
+}
+
+async function routeFor(spec: RouteSpec): Promise<ModelRoute> {
+  const transport = await createTransport({
+    provider: spec.provider,
+    model: spec.model,
+    ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}),
+    ...(spec.apiKey ? { apiKey: spec.apiKey } : {}),
+    ...(spec.apiMode ? { apiMode: spec.apiMode } : {}),
+  });
+  return { provider: spec.provider, model: spec.model, transport };
+}
+
+export async function resolveRoutes(options: AgentOptions): Promise<ModelRoute[]> {
+  const provider = options.provider ?? (options.baseUrl ? "custom" : "openrouter");
+  const primary: ModelRoute = options.transport
+    ? { provider, model: options.model, transport: options.transport }
+    : await routeFor({
+        provider,
+        model: options.model,
+        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        ...(options.apiMode ? { apiMode: options.apiMode } : {}),
+      });
+  const fallbacks = await Promise.all((options.fallbackProviders ?? []).map(routeFor));
+  return [primary, ...fallbacks];
+}
+
+/** Names of the tools this agent may call: registered, enabled by toolset, and passing their checks. */
+export async function resolveToolNames(options: AgentOptions): Promise<string[]> {
+  const registry = options.registry;
+  if (!registry) return [];
+  let names: string[];
+  if (options.tools) {
+    names = options.tools;
+  } else {
+    const enabled = options.enabledToolsets ?? [`hermes-${(options.platform ?? "cli").replace(/_/g, "-")}`];
+    const disabled = new Set(resolveToolsets(options.disabledToolsets ?? []));
+    names = resolveToolsets(enabled).filter((name) => !disabled.has(name));
+  }
+  const available: string[] = [];
+  for (const name of names) {
+    if (registry.has(name) && (await registry.isAvailable(name))) available.push(name);
+  }
+  return available;
+}

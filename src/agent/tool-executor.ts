@@ -1,0 +1,128 @@
+/**
+ * Running a turn's tool calls. One call runs inline; several run concurrently (at most
+ * `maxConcurrency`) when every call is parallel-safe and no two path-scoped calls touch the
+ * same path (or one inside the other); otherwise they run one after another. Results always
+ * come back in call order.
+ */
+import { isAbsolute, relative, resolve } from "node:path";
+import { capResult, DEFAULT_MAX_RESULT_CHARS, type ToolContext } from "../tools/registry.js";
+import { redactSecrets } from "../util/redact.js";
+import { type AgentEmitter, previewArgs } from "./events.js";
+import { classifyToolFailure, type ToolGuardrails } from "./guardrails.js";
+import type { PreparedCall } from "./tool-validation.js";
+
+/** Tools that need the user and so force a sequential batch. */
+const INTERACTIVE_TOOLS = new Set(["clarify"]);
+
+export interface ToolRunOutcome {
+  results: string[];
+  /** A guardrail asked to stop the turn. */
+  halted: boolean;
+}
+
+export interface ToolRunOptions {
+  ctx: ToolContext;
+  emitter: AgentEmitter;
+  guardrails?: ToolGuardrails;
+  maxConcurrency?: number;
+  redact?: boolean;
+}
+
+export function pathsOverlap(a: string, b: string): boolean {
+  const inside = (parent: string, child: string) => {
+    const rel = relative(parent, child);
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  };
+  return inside(a, b) || inside(b, a);
+}
+
+function callPaths(prepared: PreparedCall, cwd: string): string[] {
+  const names = prepared.spec?.pathArgs ?? [];
+  return names
+    .map((name) => prepared.args?.[name])
+    .filter((value): value is string => typeof value === "string" && value.length > 0)
+    .map((value) => resolve(cwd, value.replace(/^~(?=$|\/)/, process.env.HOME ?? "~")));
+}
+
+export function canRunConcurrently(batch: PreparedCall[], cwd: string): boolean {
+  if (batch.length < 2) return false;
+  const runnable = batch.filter((p) => !p.rejection);
+  if (runnable.some((p) => !p.spec?.parallelSafe || INTERACTIVE_TOOLS.has(p.spec.name))) return false;
+  const seen: string[] = [];
+  for (const prepared of runnable) {
+    for (const path of callPaths(prepared, cwd)) {
+      if (seen.some((other) => pathsOverlap(other, path))) return false;
+      seen.push(path);
+    }
+  }
+  return true;
+}
+
+async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<{ result: string; halt: boolean }> {
+  const { call, spec, args } = prepared;
+  const { emitter, guardrails, ctx } = options;
+  const name = call.function.name;
+  if (prepared.rejection || !spec || !args) {
+    return { result: prepared.rejection ?? `Error: ${name} could not run.`, halt: false };
+  }
+  const decision = guardrails?.beforeCall(name, args);
+  if (decision && (decision.action === "block" || decision.action === "halt")) {
+    return { result: decision.message, halt: decision.action === "halt" };
+  }
+  emitter.emit({ type: "tool_start", callId: call.id, name, args, preview: previewArgs(args) });
+  const started = performance.now();
+  let result: string;
+  try {
+    const callCtx: ToolContext = {
+      ...ctx,
+      progress: (text) => emitter.emit({ type: "tool_progress", callId: call.id, name, text }),
+    };
+    result = await spec.handler(args, callCtx);
+    if (typeof result !== "string") result = JSON.stringify(result);
+  } catch (error) {
+    if (ctx.signal.aborted) result = "[interrupted by the user before the tool finished]";
+    else result = `Error: ${name} failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (options.redact !== false) result = redactSecrets(result);
+  result = capResult(result, spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+  const failure = classifyToolFailure(name, result);
+  let halt = false;
+  if (guardrails) {
+    const after = guardrails.afterCall(name, args, result, { failed: failure.failed });
+    if (after.action !== "allow") result = `${result}\n\n[${after.message}]`;
+    halt = after.action === "halt";
+  }
+  emitter.emit({
+    type: "tool_end",
+    callId: call.id,
+    name,
+    result,
+    durationMs: Math.round(performance.now() - started),
+    failed: failure.failed,
+  });
+  return { result, halt };
+}
+
+export async function runToolCalls(batch: PreparedCall[], options: ToolRunOptions): Promise<ToolRunOutcome> {
+  const outcomes: Array<{ result: string; halt: boolean }> = new Array(batch.length);
+  if (canRunConcurrently(batch, options.ctx.cwd)) {
+    const limit = Math.max(1, options.maxConcurrency ?? 8);
+    let next = 0;
+    const worker = async () => {
+      while (next < batch.length) {
+        const index = next++;
+        outcomes[index] = await runOne(batch[index]!, options);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, batch.length) }, worker));
+  } else {
+    for (let i = 0; i < batch.length; i++) {
+      if (options.ctx.signal.aborted) {
+        outcomes[i] = { result: "[not run: the user interrupted the turn]", halt: false };
+        continue;
+      }
+      outcomes[i] = await runOne(batch[i]!, options);
+    }
+  }
+  return { results: outcomes.map((o) => o.result), halted: outcomes.some((o) => o.halt) };
+}

@@ -1,0 +1,52 @@
+/**
+ * Schema builders for config.yaml fields. Each one carries a plain-words description of the
+ * values it accepts, which becomes the error message ("must be <accepted>") when a value is bad.
+ */
+import { z } from "zod";
+
+const accepts = (text: string) => ({ error: () => text });
+
+export function bool(fallback: boolean) {
+  return z.boolean(accepts("true or false")).default(fallback);
+}
+
+export function text(fallback: string) {
+  return z.string(accepts("a string")).default(fallback);
+}
+
+export function nonEmptyText() {
+  const msg = accepts("a non-empty string");
+  return z.string(msg).min(1, msg);
+}
+
+export function numberBetween(min: number, max: number, fallback: number) {
+  const msg = accepts(`a number between ${min} and ${max}`);
+  return z.number(msg).min(min, msg).max(max, msg).default(fallback);
+}
+
+export function integerBetween(min: number, max: number, fallback: number) {
+  const msg = accepts(`a whole number between ${min} and ${max}`);
+  return z.number(msg).int(msg).min(min, msg).max(max, msg).default(fallback);
+}
+
+export function integerAtLeast(min: number, fallback: number) {
+  const msg = accepts(`a whole number of at least ${min}`);
+  return z.number(msg).int(msg).min(min, msg).default(fallback);
+}
+
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, accepts(`one of ${values.map((v) => JSON.stringify(v)).join(", ")}`));
+}
+
+export function stringList(fallback: string[] = []) {
+  return z.array(z.string(accepts("a string")), accepts("a list of strings")).default(fallback);
+}
+
+export function stringMap() {
+  return z.record(z.string(), z.string(accepts("a string")), accepts("a mapping of names to strings")).default({});
+}
+
+/** A mapping of settings whose own fields all have defaults, so `{}` (or nothing) is valid. */
+export function section<S extends z.ZodRawShape>(shape: S) {
+  return z.object(shape, accepts("a mapping of settings")).prefault({} as z.input<z.ZodObject<S>>);
+}

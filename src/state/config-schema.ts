@@ -1,0 +1,182 @@
+/**
+ * The shape of config.yaml: every key the agent reads, its default, and what it accepts.
+ * Key names follow the original Hermes Agent so existing config files keep working.
+ */
+import { z } from "zod";
+import {
+  bool,
+  integerAtLeast,
+  integerBetween,
+  nonEmptyText,
+  numberBetween,
+  oneOf,
+  section,
+  stringList,
+  stringMap,
+  text,
+} from "./config-fields.js";
+
+export const API_MODES = [
+  "auto",
+  "chat_completions",
+  "codex_responses",
+  "anthropic_messages",
+  "bedrock_converse",
+] as const;
+export const REASONING_EFFORTS = ["", "none", "minimal", "low", "medium", "high", "xhigh"] as const;
+export const POOL_STRATEGIES = ["fill_first", "round_robin", "random", "least_used"] as const;
+export const AUXILIARY_TASKS = ["compression", "title", "vision", "web_extract", "session_search", "approval"] as const;
+export const TERMINAL_BACKENDS = ["local", "docker", "ssh", "modal", "daytona", "singularity"] as const;
+
+const modelSection = section({
+  /** Model id sent to the provider. */
+  default: text("anthropic/claude-opus-4.6"),
+  /** Provider id or alias; "auto" picks one from the available credentials. */
+  provider: text("auto"),
+  /** API base URL for a custom or self-hosted endpoint ("" = the provider's own). */
+  base_url: text(""),
+  api_mode: oneOf(API_MODES).default("auto"),
+  /** Context window override in tokens (0 = look it up). */
+  context_length: integerAtLeast(0, 0),
+  /** Output token cap per request (0 = provider default). */
+  max_tokens: integerAtLeast(0, 0),
+});
+
+/** `model: some-id` is shorthand for `model: {default: some-id}`. */
+const model = z.preprocess((value) => (typeof value === "string" ? { default: value } : value), modelSection);
+
+const auxiliaryTask = section({
+  provider: text("auto"),
+  model: text(""),
+  base_url: text(""),
+  max_tokens: integerAtLeast(0, 0),
+});
+
+const failureCounts = (exact: number, sameTool: number, noProgress: number) =>
+  section({
+    exact_failure: integerAtLeast(1, exact),
+    same_tool_failure: integerAtLeast(1, sameTool),
+    idempotent_no_progress: integerAtLeast(1, noProgress),
+  });
+
+const fallbackProvider = z.object(
+  {
+    provider: nonEmptyText(),
+    model: nonEmptyText(),
+    base_url: z.string({ error: () => "a string" }).optional(),
+    api_mode: oneOf(API_MODES).optional(),
+  },
+  { error: () => "a mapping with provider and model" },
+);
+
+const mcpServer = z
+  .object(
+    {
+      command: z.string({ error: () => "a string" }).optional(),
+      args: stringList(),
+      env: stringMap(),
+      cwd: z.string({ error: () => "a string" }).optional(),
+      url: z.string({ error: () => "a string" }).optional(),
+      headers: stringMap(),
+      enabled: bool(true),
+      timeout: integerAtLeast(1, 120),
+      connect_timeout: integerAtLeast(1, 60),
+      tools: section({ include: stringList(), exclude: stringList() }),
+    },
+    { error: () => "a mapping describing an MCP server" },
+  )
+  .refine((server) => Boolean(server.command) !== Boolean(server.url), {
+    error: () => "a server with exactly one of `command` (stdio) or `url` (HTTP)",
+  });
+
+export const configSchema = z.object(
+  {
+    model,
+    agent: section({
+      max_turns: integerAtLeast(1, 90),
+      reasoning_effort: oneOf(REASONING_EFFORTS).default(""),
+    }),
+    toolsets: stringList(["hermes-cli"]),
+    compression: section({
+      enabled: bool(true),
+      threshold: numberBetween(0, 1, 0.5),
+      target_ratio: numberBetween(0.1, 0.8, 0.2),
+      protect_first_n: integerAtLeast(0, 3),
+      protect_last_n: integerAtLeast(1, 20),
+    }),
+    context: section({
+      engine: text("compressor"),
+    }),
+    delegation: section({
+      max_iterations: integerAtLeast(1, 50),
+      max_concurrent_children: integerAtLeast(1, 3),
+      max_spawn_depth: integerBetween(1, 3, 1),
+      model: text(""),
+      provider: text(""),
+    }),
+    auxiliary: section(
+      Object.fromEntries(AUXILIARY_TASKS.map((task) => [task, auxiliaryTask])) as Record<
+        (typeof AUXILIARY_TASKS)[number],
+        typeof auxiliaryTask
+      >,
+    ),
+    prompt_caching: section({
+      enabled: bool(true),
+      cache_ttl: oneOf(["5m", "1h"]).default("5m"),
+    }),
+    tool_loop_guardrails: section({
+      warnings_enabled: bool(true),
+      hard_stop_enabled: bool(false),
+      warn_after: failureCounts(2, 3, 2),
+      hard_stop_after: failureCounts(5, 8, 5),
+    }),
+    memory: section({
+      memory_enabled: bool(true),
+      user_profile_enabled: bool(true),
+      memory_char_limit: integerAtLeast(100, 2200),
+      user_char_limit: integerAtLeast(100, 1375),
+      /** External memory provider name ("" = built-in files only). */
+      provider: text(""),
+    }),
+    terminal: section({
+      backend: oneOf(TERMINAL_BACKENDS).default("local"),
+      cwd: text("."),
+      timeout: integerAtLeast(1, 180),
+    }),
+    approvals: section({
+      mode: oneOf(["manual", "smart", "off"]).default("manual"),
+      deny: stringList(),
+      command_allowlist: stringList(),
+    }),
+    fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
+    mcp_servers: z.record(z.string(), mcpServer, { error: () => "a mapping of server names to settings" }).default({}),
+    credential_pool_strategies: z
+      .record(z.string(), oneOf(POOL_STRATEGIES), { error: () => "a mapping of provider ids to strategies" })
+      .default({}),
+    display: section({
+      streaming: bool(true),
+      show_reasoning: bool(false),
+      tool_progress: oneOf(["off", "new", "all", "verbose"]).default("all"),
+      show_cost: bool(false),
+      compact: bool(false),
+      skin: text("default"),
+    }),
+  },
+  { error: () => "a mapping of settings" },
+);
+
+export type HermesConfig = z.output<typeof configSchema>;
+export type FallbackProvider = HermesConfig["fallback_providers"][number];
+export type McpServerConfig = HermesConfig["mcp_servers"][string];
+export type AuxiliaryTaskConfig = HermesConfig["auxiliary"]["compression"];
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The configuration used when config.yaml is missing or empty. Frozen: copy before changing. */
+export const DEFAULT_CONFIG: Readonly<HermesConfig> = deepFreeze(configSchema.parse({}));

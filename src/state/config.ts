@@ -1,0 +1,240 @@
+/**
+ * Loading, validating and editing config.yaml. Values are deep-merged over the defaults by
+ * the schema itself; bad values raise a ConfigError naming the key path and what it accepts;
+ * unknown keys come back as warnings. Edits go through the YAML Document API so comments
+ * survive, and every write is atomic.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isMap, isScalar, isSeq, parseDocument, type Document as YamlDocument } from "yaml";
+import type { z } from "zod";
+import { atomicWriteFile } from "./atomic-write.js";
+import { configSchema, type HermesConfig } from "./config-schema.js";
+import { closestName, dropNulls, findUnknownKeys, schemaAt, schemaKind } from "./config-walk.js";
+import { isEnvVarName, readDotEnv, setEnvValue, unsetEnvValue } from "./dotenv.js";
+import { hermesHome, hermesPaths } from "./paths.js";
+
+export interface ConfigIssue {
+  /** Dotted key path, e.g. `compression.threshold` or `fallback_providers[0].model`. */
+  path: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  readonly exitCode = 1;
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly issues: ConfigIssue[] = [],
+  ) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export interface LoadedConfig {
+  config: HermesConfig;
+  warnings: string[];
+  path: string;
+}
+
+const FILE_LABEL = "config.yaml";
+
+export function formatKeyPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const json = JSON.stringify(value);
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+/** Validate a parsed config.yaml value. Throws ConfigError; unknown keys become warnings. */
+export function validateConfig(raw: unknown, file = FILE_LABEL): { config: HermesConfig; warnings: string[] } {
+  const input = dropNulls(raw ?? {});
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => {
+      const path = formatKeyPath(issue.path);
+      const got = describeValue(valueAt(input, issue.path));
+      const subject = path || "the file";
+      return { path, message: `${subject} must be ${issue.message} (got ${got})` };
+    });
+    throw new ConfigError(issues.map((i) => `${FILE_LABEL}: ${i.message}`).join("\n"), file, issues);
+  }
+  const warnings = findUnknownKeys(configSchema, input).map(({ path, known }) => {
+    const last = path.split(".").at(-1) ?? path;
+    const guess = closestName(last, known);
+    const hint = guess ? ` (did you mean "${guess}"?)` : "";
+    return `${FILE_LABEL}: unknown key "${path}" is ignored${hint}`;
+  });
+  return { config: result.data, warnings };
+}
+
+function readDocument(path: string): YamlDocument {
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const where = first.linePos?.[0] ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}` : "";
+    const reason = first.message.split("\n")[0];
+    throw new ConfigError(`${FILE_LABEL}: YAML syntax error${where}: ${reason}`, path);
+  }
+  const root = doc.contents;
+  if (root !== null && !isMap(root) && !(isScalar(root) && root.value === null)) {
+    throw new ConfigError(`${FILE_LABEL}: the file must be a mapping of settings (key: value lines)`, path);
+  }
+  return doc;
+}
+
+export function loadConfig(options: { home?: string } = {}): LoadedConfig {
+  const path = hermesPaths(options.home ?? hermesHome()).config;
+  const doc = readDocument(path);
+  const { config, warnings } = validateConfig(doc.toJS(), path);
+  return { config, warnings, path };
+}
+
+function splitKeyPath(keyPath: string): string[] {
+  const parts = keyPath.split(".");
+  if (!keyPath || parts.some((p) => p === "")) throw new ConfigError(`"${keyPath}" is not a valid key path`, keyPath);
+  return parts;
+}
+
+/** Read one dotted key (`compression.threshold`, `fallback_providers.0.model`) from a config. */
+export function getConfigValue(config: unknown, keyPath: string): unknown {
+  return valueAt(config, splitKeyPath(keyPath));
+}
+
+const SECRET_SUFFIX = /_(API_KEY|TOKEN|SECRET|PASSWORD)$/i;
+
+/** Undotted names that look like secrets or environment variables belong in .env, not config.yaml. */
+export function isSecretKey(keyPath: string): boolean {
+  if (keyPath.includes(".") || !isEnvVarName(keyPath)) return false;
+  return SECRET_SUFFIX.test(keyPath) || /^[A-Z][A-Z0-9_]*$/.test(keyPath);
+}
+
+/** Turn a command-line string into a value: booleans, numbers and JSON are parsed; strings stay strings. */
+export function parseConfigValue(raw: string, schema?: z.ZodType): unknown {
+  const kind = schema ? schemaKind(schema) : undefined;
+  if (kind === "string" || kind === "enum") return raw;
+  if (kind === "array" && !raw.trimStart().startsWith("[")) {
+    return raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+  }
+  const trimmed = raw.trim();
+  if (trimmed === "true") return true;
+  if (trimmed === "false") return false;
+  if (trimmed === "null") return null;
+  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed)) return Number(trimmed);
+  if (/^[[{"]/.test(trimmed)) {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+type YamlKey = string | number;
+
+function docPath(parts: string[]): YamlKey[] {
+  return parts.map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+}
+
+/** Make every ancestor of `path` a collection, replacing empty (null) ones with mappings. */
+function ensureParents(doc: YamlDocument, path: YamlKey[], keyPath: string, file: string): void {
+  for (let i = 1; i < path.length; i++) {
+    const prefix = path.slice(0, i);
+    const node = doc.getIn(prefix, true);
+    if (node === undefined || isMap(node) || isSeq(node)) continue;
+    if (isScalar(node) && node.value === null) {
+      doc.setIn(prefix, doc.createNode({}));
+      continue;
+    }
+    throw new ConfigError(`cannot set ${keyPath}: ${prefix.join(".")} holds a value, not a mapping`, file);
+  }
+}
+
+function writeDocument(path: string, doc: YamlDocument): void {
+  const mode = existsSync(path) ? statSync(path).mode & 0o777 : 0o644;
+  const empty = isMap(doc.contents) && doc.contents.items.length === 0 && !doc.commentBefore && !doc.comment;
+  atomicWriteFile(path, empty ? "" : String(doc), { mode });
+}
+
+export interface ConfigWriteResult {
+  target: "config" | "env";
+  /** The file written. */
+  path: string;
+  /** The key as stored (env names are upper-cased). */
+  key: string;
+  value?: unknown;
+  warnings: string[];
+}
+
+/**
+ * Set one key. Secret-looking or env-var-shaped names go to `.env` (mode 0600); everything else
+ * goes to config.yaml, validated before the file is replaced so a bad value never lands on disk.
+ */
+export function setConfigValue(home: string, keyPath: string, rawValue: string): ConfigWriteResult {
+  if (isSecretKey(keyPath)) {
+    const key = keyPath.toUpperCase();
+    return { target: "env", path: setEnvValue(home, key, rawValue), key, warnings: [] };
+  }
+  const path = hermesPaths(home).config;
+  const parts = splitKeyPath(keyPath);
+  const value = parseConfigValue(rawValue, schemaAt(configSchema, parts));
+  const doc = readDocument(path);
+  if (!isMap(doc.contents)) doc.contents = doc.createNode({}) as typeof doc.contents;
+  const yamlPath = docPath(parts);
+  ensureParents(doc, yamlPath, keyPath, path);
+  doc.setIn(yamlPath, value);
+  const { warnings } = validateConfig(doc.toJS(), path);
+  writeDocument(path, doc);
+  return { target: "config", path, key: keyPath, value, warnings };
+}
+
+/** Remove one key (from `.env` for secrets). `removed` is false when it was not set. */
+export function unsetConfigValue(home: string, keyPath: string): ConfigWriteResult & { removed: boolean } {
+  if (isSecretKey(keyPath)) {
+    const key = keyPath.toUpperCase();
+    const had = Object.hasOwn(readDotEnv(home), key);
+    return { target: "env", path: unsetEnvValue(home, key), key, warnings: [], removed: had };
+  }
+  const path = hermesPaths(home).config;
+  const yamlPath = docPath(splitKeyPath(keyPath));
+  const doc = readDocument(path);
+  let present = false;
+  try {
+    present = doc.hasIn(yamlPath);
+  } catch {
+    present = false;
+  }
+  if (!present) return { target: "config", path, key: keyPath, warnings: [], removed: false };
+  doc.deleteIn(yamlPath);
+  // Drop mappings the removal left empty, so `unset` does not leave `compression: {}` behind.
+  for (let i = yamlPath.length - 1; i > 0; i--) {
+    const parent = doc.getIn(yamlPath.slice(0, i), true);
+    if (isMap(parent) && parent.items.length === 0) doc.deleteIn(yamlPath.slice(0, i));
+    else break;
+  }
+  const { warnings } = validateConfig(doc.toJS(), path);
+  writeDocument(path, doc);
+  return { target: "config", path, key: keyPath, warnings, removed: true };
+}

@@ -1,0 +1,201 @@
+/**
+ * The session store contract: everything the agent and the surfaces need to persist and
+ * find conversations. Nothing outside src/state issues SQL; a server-backed implementation
+ * can replace the embedded SQLite one behind this interface.
+ */
+
+// Structural twins of the internal history types in src/llm/types.ts (state may not import
+// llm). A test checks that both directions stay assignable.
+export type StoredRole = "system" | "user" | "assistant" | "tool";
+
+export type StoredContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } };
+
+export interface StoredToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+  responseItemId?: string;
+}
+
+export interface StoredReasoningContinuity {
+  anthropicThinking?: Array<
+    { type: "thinking"; thinking: string; signature?: string } | { type: "redacted_thinking"; data: string }
+  >;
+  openrouterDetails?: unknown[];
+  responsesItems?: unknown[];
+}
+
+export type StoredFinishReason = "stop" | "tool_calls" | "length" | "content_filter";
+
+export interface StoredMessage {
+  role: StoredRole;
+  content: string | StoredContentPart[] | null;
+  tool_calls?: StoredToolCall[];
+  tool_call_id?: string;
+  name?: string;
+  reasoning?: string;
+  reasoningContinuity?: StoredReasoningContinuity;
+  finish_reason?: StoredFinishReason;
+}
+
+/** Times are epoch milliseconds. */
+export interface SessionRecord {
+  id: string;
+  parentSessionId: string | null;
+  title: string | null;
+  /** Where the session came from: "cli", "telegram", "api_server", "cron", ... */
+  source: string;
+  model: string | null;
+  startedAt: number;
+  lastActive: number;
+  endedAt: number | null;
+  messageCount: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  estimatedCost: number | null;
+  /** The exact system prompt the session runs with, reused byte for byte on resume. */
+  systemPrompt: string | null;
+}
+
+export interface SessionSummary extends Omit<SessionRecord, "systemPrompt"> {
+  /** Start of the first user message, for listings. */
+  preview: string | null;
+}
+
+export interface NewSession {
+  id?: string;
+  source?: string;
+  model?: string | null;
+  title?: string | null;
+  parentSessionId?: string | null;
+  systemPrompt?: string | null;
+  startedAt?: number;
+}
+
+export interface SessionPatch {
+  title?: string | null;
+  model?: string | null;
+  parentSessionId?: string | null;
+  endedAt?: number | null;
+  systemPrompt?: string | null;
+  promptTokens?: number;
+  completionTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  totalTokens?: number;
+  estimatedCost?: number | null;
+}
+
+/** Counters added to a session's totals (one API call's usage). */
+export interface UsageDelta {
+  promptTokens?: number;
+  completionTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  totalTokens?: number;
+  estimatedCost?: number;
+}
+
+export interface ListSessionsOptions {
+  limit?: number;
+  source?: string;
+  /** Only sessions active at or after this time (epoch ms). */
+  since?: number;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  source?: string;
+  role?: StoredRole;
+  /** Markers placed around matched terms in the snippet. Default `**`, `**`. */
+  highlight?: [string, string];
+}
+
+export interface SearchHit {
+  messageId: number;
+  sessionId: string;
+  role: StoredRole;
+  snippet: string;
+  /** bm25 score: lower is a better match. */
+  rank: number;
+  createdAt: number;
+  sessionTitle: string | null;
+  sessionSource: string;
+}
+
+export interface SessionStats {
+  sessions: number;
+  messages: number;
+  bySource: Record<string, number>;
+  totalTokens: number;
+  estimatedCost: number;
+  oldestActivity: number | null;
+  newestActivity: number | null;
+  /** Size of the store on disk (database plus write-ahead log), when it has one. */
+  bytes: number | null;
+}
+
+export interface ExportedMessage extends StoredMessage {
+  createdAt: number;
+}
+
+export interface SessionExport {
+  format: "hermes-session";
+  version: 1;
+  session: SessionRecord;
+  messages: ExportedMessage[];
+}
+
+export interface SessionStore {
+  /** Where the data lives (a file path for the embedded store). */
+  readonly location: string;
+  createSession(init?: NewSession): Promise<SessionRecord>;
+  getSession(id: string): Promise<SessionRecord | null>;
+  listSessions(options?: ListSessionsOptions): Promise<SessionSummary[]>;
+  updateSession(id: string, patch: SessionPatch): Promise<SessionRecord>;
+  recordUsage(id: string, delta: UsageDelta): Promise<void>;
+  rename(id: string, title: string): Promise<void>;
+  /** Deletes the session and its messages. False when it did not exist. */
+  deleteSession(id: string): Promise<boolean>;
+  /** Appends one message, committed before the promise resolves. Returns the message id. */
+  appendMessage(sessionId: string, message: StoredMessage): Promise<number>;
+  /** Appends several messages in one transaction. Returns their ids in order. */
+  appendMessages(sessionId: string, messages: readonly StoredMessage[]): Promise<number[]>;
+  getMessages(sessionId: string): Promise<StoredMessage[]>;
+  search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  /** Deletes sessions whose last activity is older than the given age. Returns how many. */
+  prune(options: { olderThanDays: number; source?: string }): Promise<number>;
+  stats(): Promise<SessionStats>;
+  exportSession(id: string): Promise<SessionExport>;
+  /** Imports an exported session. Refuses an id that exists unless `replace` is set. */
+  importSession(data: unknown, options?: { replace?: boolean }): Promise<SessionRecord>;
+  close(): void;
+}
+
+export class SessionStoreError extends Error {
+  readonly exitCode = 1;
+  override name = "SessionStoreError";
+  constructor(
+    message: string,
+    readonly location: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface OpenSessionStoreOptions {
+  /** Give up waiting for another writer after this long (ms). Default 10 000. */
+  lockTimeoutMs?: number;
+}
+
+/** Open the embedded store at `path` (normally `hermesPaths().stateDb`). Loads SQLite lazily. */
+export async function openSessionStore(path: string, options: OpenSessionStoreOptions = {}): Promise<SessionStore> {
+  const { SqliteSessionStore } = await import("./sqlite-session-store.js");
+  return SqliteSessionStore.open(path, options);
+}

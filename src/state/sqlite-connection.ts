@@ -1,0 +1,195 @@
+/**
+ * One better-sqlite3 connection with the locking discipline of state.db: WAL, no SQLite busy
+ * handler, and our own BEGIN IMMEDIATE with jittered retries (20-150 ms) up to a bounded
+ * total, so many writers (gateway, cron, CLI) take turns instead of convoying.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import Database from "better-sqlite3";
+import { SessionStoreError } from "./session-store.js";
+import { currentVersion, migrate, SCHEMA_VERSION } from "./sqlite-schema.js";
+
+const SQLITE_HEADER = "SQLite format 3\0";
+const CHECKPOINT_EVERY = 50;
+const RETRY_MIN_MS = 20;
+const RETRY_MAX_MS = 150;
+
+function sqliteCode(error: unknown): string | undefined {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
+const isBusy = (error: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(error) ?? "");
+
+function notADatabase(path: string, cause?: unknown): SessionStoreError {
+  return new SessionStoreError(
+    `${path} is not a readable SQLite database (corrupt or another kind of file). It was left untouched: ` +
+      "move it aside to start a new session store, or restore it from a backup.",
+    path,
+    { cause },
+  );
+}
+
+/** Refuse anything that is not an SQLite file before the driver gets a chance to write to it. */
+function checkFile(path: string): void {
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      // An empty file is a valid new database; creating it here sets a private mode.
+      closeSync(openSync(path, "wx", 0o600));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    return;
+  }
+  const stat = statSync(path);
+  if (!stat.isFile()) throw new SessionStoreError(`${path} is not a file`, path);
+  if (stat.size === 0) return;
+  const header = Buffer.alloc(16);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, header, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (header.toString("latin1") !== SQLITE_HEADER) throw notADatabase(path);
+}
+
+export class SqliteConnection {
+  private writeCount = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+    private readonly lockTimeoutMs: number,
+  ) {}
+
+  static async open(path: string, lockTimeoutMs: number): Promise<SqliteConnection> {
+    checkFile(path);
+    let db: Database.Database;
+    try {
+      db = new Database(path, { timeout: 0 });
+    } catch (error) {
+      throw new SessionStoreError(`cannot open ${path}: ${(error as Error).message}`, path, { cause: error });
+    }
+    const conn = new SqliteConnection(db, path, lockTimeoutMs);
+    try {
+      await conn.retrying(() => {
+        db.pragma("journal_mode = WAL");
+        db.pragma("synchronous = NORMAL");
+      });
+      // Table rebuilds in migrations must not trip foreign-key checks halfway through.
+      db.pragma("foreign_keys = OFF");
+      await conn.migrateIfNeeded();
+      db.pragma("foreign_keys = ON");
+    } catch (error) {
+      db.close();
+      throw conn.wrap(error);
+    }
+    return conn;
+  }
+
+  private async migrateIfNeeded(): Promise<void> {
+    const version = await this.read(() => currentVersion(this.db));
+    if (version > SCHEMA_VERSION) {
+      throw new SessionStoreError(
+        `${this.path} was written by a newer hermes (schema ${version}, this one knows ${SCHEMA_VERSION}); upgrade hermes`,
+        this.path,
+      );
+    }
+    if (version === SCHEMA_VERSION) return;
+    await this.write(() => {
+      // Another process may have migrated while we waited for the lock.
+      const now = currentVersion(this.db);
+      if (now < SCHEMA_VERSION) migrate(this.db, now);
+    });
+  }
+
+  /** Map driver errors to store errors that name the file. */
+  wrap(error: unknown): unknown {
+    if (error instanceof SessionStoreError) return error;
+    const code = sqliteCode(error);
+    if (code === "SQLITE_NOTADB" || code?.startsWith("SQLITE_CORRUPT")) return notADatabase(this.path, error);
+    if (code?.startsWith("SQLITE_")) {
+      return new SessionStoreError(`${this.path}: ${(error as Error).message}`, this.path, { cause: error });
+    }
+    return error;
+  }
+
+  private lockedError(): SessionStoreError {
+    const seconds = (this.lockTimeoutMs / 1000).toFixed(1);
+    return new SessionStoreError(
+      `database is locked: another process kept ${this.path} busy for more than ${seconds}s. ` +
+        "Close other hermes processes using this profile, or try again.",
+      this.path,
+    );
+  }
+
+  /** Run `step` until it stops failing with SQLITE_BUSY, sleeping 20-150 ms between tries. */
+  private async retrying<T>(step: () => T): Promise<T> {
+    const deadline = Date.now() + this.lockTimeoutMs;
+    for (;;) {
+      try {
+        return step();
+      } catch (error) {
+        if (!isBusy(error)) throw this.wrap(error);
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw this.lockedError();
+        const jitter = RETRY_MIN_MS + Math.random() * (RETRY_MAX_MS - RETRY_MIN_MS);
+        await sleep(Math.min(jitter, remaining));
+      }
+    }
+  }
+
+  read<T>(fn: () => T): Promise<T> {
+    return this.retrying(fn);
+  }
+
+  /**
+   * Run `fn` in one write transaction. Writes from this connection are queued so they commit
+   * in the order they were requested, even while one of them waits for the lock.
+   */
+  write<T>(fn: () => T): Promise<T> {
+    const run = async (): Promise<T> => {
+      await this.retrying(() => this.db.exec("BEGIN IMMEDIATE"));
+      let result: T;
+      try {
+        result = fn();
+        this.db.exec("COMMIT");
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        throw this.wrap(error);
+      }
+      this.afterWrite();
+      return result;
+    };
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private afterWrite(): void {
+    this.writeCount++;
+    if (this.writeCount % CHECKPOINT_EVERY !== 0) return;
+    try {
+      this.db.pragma("wal_checkpoint(PASSIVE)");
+    } catch {
+      // A checkpoint that cannot run now simply runs on a later write.
+    }
+  }
+
+  /** Bytes on disk: the database file plus its write-ahead log. */
+  bytes(): number {
+    let total = 0;
+    for (const file of [this.path, `${this.path}-wal`]) {
+      if (existsSync(file)) total += statSync(file).size;
+    }
+    return total;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

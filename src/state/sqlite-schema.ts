@@ -1,0 +1,176 @@
+/**
+ * The state.db schema and its ordered migrations. A database without a schema_version table
+ * but with a `sessions` table is the original layout (version 1). Every migration runs in
+ * the caller's write transaction, so an interrupted upgrade leaves the old schema intact.
+ */
+import type Database from "better-sqlite3";
+
+/**
+ * The searchable text of a message row: its content, or for a content-parts array the text
+ * of its text parts (kept in `search_text` when the row is written, so no JSON is parsed here).
+ */
+export function searchTextSql(row: string): string {
+  return `CASE WHEN ${row}.content_is_parts = 1 THEN ${row}.search_text ELSE ${row}.content END`;
+}
+
+/** Timestamps in old databases may be epoch seconds, epoch ms, or date strings. */
+export function toEpochMs(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "number" || typeof value === "bigint") {
+    const n = Number(value);
+    return Number.isFinite(n) ? Math.round(n < 1e11 ? n * 1000 : n) : null;
+  }
+  if (typeof value !== "string") return null;
+  const text = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(text)) return toEpochMs(Number(text));
+  // SQLite's CURRENT_TIMESTAMP ("YYYY-MM-DD HH:MM:SS") is UTC without saying so.
+  const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text) ? `${text.replace(" ", "T")}Z` : text;
+  const parsed = Date.parse(iso);
+  return Number.isNaN(parsed) ? null : parsed;
+}
+
+const V1 = `
+CREATE TABLE IF NOT EXISTS sessions (
+  session_id TEXT PRIMARY KEY,
+  parent_session_id TEXT,
+  title TEXT,
+  source TEXT,
+  started_at TIMESTAMP,
+  last_active TIMESTAMP,
+  message_count INTEGER DEFAULT 0,
+  prompt_tokens INTEGER DEFAULT 0,
+  completion_tokens INTEGER DEFAULT 0,
+  total_tokens INTEGER DEFAULT 0,
+  estimated_cost REAL,
+  actual_cost REAL
+);
+CREATE TABLE IF NOT EXISTS messages (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT,
+  role TEXT,
+  content TEXT,
+  tool_calls TEXT,
+  tool_call_id TEXT,
+  finish_reason TEXT,
+  reasoning TEXT,
+  created_at TIMESTAMP
+);
+`;
+
+const V2_TABLES = `
+CREATE TABLE sessions_v2 (
+  id TEXT PRIMARY KEY,
+  parent_session_id TEXT,
+  title TEXT,
+  source TEXT NOT NULL DEFAULT 'cli',
+  model TEXT,
+  started_at INTEGER NOT NULL,
+  last_active INTEGER NOT NULL,
+  ended_at INTEGER,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  prompt_tokens INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  total_tokens INTEGER NOT NULL DEFAULT 0,
+  estimated_cost REAL,
+  actual_cost REAL,
+  system_prompt TEXT
+);
+CREATE TABLE messages_v2 (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  role TEXT NOT NULL,
+  content TEXT,
+  content_is_parts INTEGER NOT NULL DEFAULT 0,
+  search_text TEXT,
+  tool_calls TEXT,
+  tool_call_id TEXT,
+  tool_name TEXT,
+  finish_reason TEXT,
+  reasoning TEXT,
+  reasoning_continuity TEXT,
+  created_at INTEGER NOT NULL
+);
+INSERT INTO sessions_v2 (id, parent_session_id, title, source, started_at, last_active, message_count,
+  prompt_tokens, completion_tokens, total_tokens, estimated_cost, actual_cost)
+SELECT session_id, parent_session_id, title, COALESCE(source, 'cli'),
+  COALESCE(hermes_epoch_ms(started_at), hermes_epoch_ms(last_active), 0),
+  COALESCE(hermes_epoch_ms(last_active), hermes_epoch_ms(started_at), 0),
+  COALESCE(message_count, 0), COALESCE(prompt_tokens, 0), COALESCE(completion_tokens, 0),
+  COALESCE(total_tokens, 0), estimated_cost, actual_cost
+FROM sessions WHERE session_id IS NOT NULL;
+-- Messages whose session row is missing keep a session of their own rather than being dropped.
+INSERT INTO sessions_v2 (id, source, started_at, last_active, message_count)
+SELECT COALESCE(session_id, 'unknown'), 'cli', COALESCE(MIN(hermes_epoch_ms(created_at)), 0),
+  COALESCE(MAX(hermes_epoch_ms(created_at)), 0), COUNT(*)
+FROM messages WHERE COALESCE(session_id, 'unknown') NOT IN (SELECT id FROM sessions_v2)
+GROUP BY COALESCE(session_id, 'unknown');
+INSERT INTO messages_v2 (id, session_id, role, content, tool_calls, tool_call_id, finish_reason, reasoning, created_at)
+SELECT id, COALESCE(session_id, 'unknown'), COALESCE(role, 'user'), content, tool_calls, tool_call_id,
+  finish_reason, reasoning, COALESCE(hermes_epoch_ms(created_at), 0)
+FROM messages;
+DROP TABLE messages;
+DROP TABLE sessions;
+ALTER TABLE sessions_v2 RENAME TO sessions;
+ALTER TABLE messages_v2 RENAME TO messages;
+CREATE INDEX idx_messages_session ON messages(session_id, id);
+CREATE INDEX idx_sessions_last_active ON sessions(last_active);
+CREATE INDEX idx_sessions_source ON sessions(source, last_active);
+CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
+`;
+
+const V2_SEARCH = `
+CREATE VIEW messages_search AS SELECT m.id AS id, ${searchTextSql("m")} AS content FROM messages AS m;
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+  content, content='messages_search', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, ${searchTextSql("new")});
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, ${searchTextSql("old")});
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, content_is_parts, search_text ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, ${searchTextSql("old")});
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, ${searchTextSql("new")});
+END;
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+`;
+
+function migrateToV2(db: Database.Database): void {
+  // Whatever search index and triggers the old layout had are rebuilt from scratch.
+  const oldTriggers = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('messages', 'sessions')")
+    .pluck()
+    .all() as string[];
+  for (const name of oldTriggers) db.exec(`DROP TRIGGER IF EXISTS "${name.replace(/"/g, '""')}"`);
+  db.exec("DROP TABLE IF EXISTS messages_fts; DROP VIEW IF EXISTS messages_search;");
+  db.exec(V2_TABLES);
+  db.exec(V2_SEARCH);
+}
+
+const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [(db) => db.exec(V1), migrateToV2];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function currentVersion(db: Database.Database): number {
+  const has = (name: string) =>
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  if (has("schema_version")) {
+    return (db.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version").pluck().get() as number) ?? 0;
+  }
+  return has("sessions") ? 1 : 0;
+}
+
+/** Apply pending migrations. Call inside a write transaction with foreign keys off. */
+export function migrate(db: Database.Database, from: number): void {
+  db.function("hermes_epoch_ms", { deterministic: true }, (value: unknown) => toEpochMs(value));
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
+  const record = db.prepare("INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, ?)");
+  if (from >= 1) record.run(1, Date.now());
+  for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
+    MIGRATIONS[version - 1]!(db);
+    record.run(version, Date.now());
+  }
+}

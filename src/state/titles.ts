@@ -1,0 +1,20 @@
+/** Session ids and fallback titles. */
+import { randomBytes } from "node:crypto";
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+/** A new session id, `YYYYMMDD_HHMMSS_xxxxxx` (UTC time, then 6 random hex digits): sorts by creation time. */
+export function sessionIdNew(now: Date = new Date()): string {
+  const date = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}`;
+  const time = `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
+  return `${date}_${time}_${randomBytes(3).toString("hex")}`;
+}
+
+/** A title made from the first user message, for when no model-written title is available. */
+export function fallbackTitle(firstUserMessage: string, maxLength = 60): string {
+  const oneLine = firstUserMessage.replace(/\s+/g, " ").trim();
+  if (oneLine.length <= maxLength) return oneLine;
+  const cut = oneLine.slice(0, maxLength - 1);
+  const lastSpace = cut.lastIndexOf(" ");
+  return `${lastSpace > maxLength / 2 ? cut.slice(0, lastSpace) : cut}…`;
+}

@@ -1,0 +1,335 @@
+/**
+ * Detection of shell commands that need a person's approval before the agent runs them.
+ *
+ * Each rule has a stable key (what "always allow" remembers) and a short description shown to
+ * the user. Rules look at the parsed programs of the command (after peeling off sudo, env,
+ * xargs... and looking inside `bash -c` strings) and, for shapes that cross commands, at the
+ * normalised text. The first rule that matches wins.
+ */
+import type { Word } from "../../util/shell-words.js";
+import {
+  analyzeCommand,
+  type CommandAnalysis,
+  type Invocation,
+  isForkBomb,
+  isPowerShell,
+  isShell,
+  operands,
+  pipesInto,
+  shellCommandStringIndex,
+} from "./command-analysis.js";
+import { sensitiveWrite } from "./sensitive-paths.js";
+
+export { detectHardlineCommand, type HardlineResult } from "./hardline.js";
+
+export interface DangerousCommandResult {
+  dangerous: boolean;
+  key: string | null;
+  description: string | null;
+}
+
+interface Finding {
+  key: string;
+  description: string;
+}
+
+type Rule = (analysis: CommandAnalysis) => Finding | null;
+
+/** A rule with a fixed key that holds when some invocation passes `test`. */
+function forAny(key: string, description: string, test: (inv: Invocation, analysis: CommandAnalysis) => boolean): Rule {
+  return (analysis) => (analysis.invocations.some((inv) => test(inv, analysis)) ? { key, description } : null);
+}
+
+/** A rule with a fixed key that holds when the normalised or rebuilt text matches. */
+function textMatches(key: string, description: string, pattern: RegExp): Rule {
+  return (analysis) => (pattern.test(analysis.lower) || pattern.test(analysis.flat) ? { key, description } : null);
+}
+
+const values = (words: Word[]) => words.map((w) => w.value);
+const INTERPRETER =
+  /^(?:python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|bun|deno|php[\d.]*|lua[\d.]*|osascript|rscript)$/;
+const DOWNLOADERS = new Set([
+  "curl",
+  "wget",
+  "fetch",
+  "http",
+  "https",
+  "lwp-request",
+  "iwr",
+  "irm",
+  "invoke-webrequest",
+  "invoke-restmethod",
+]);
+const SHELL_SINKS = new Set(["iex", "invoke-expression", "source", "."]);
+
+function runsCode(name: string): boolean {
+  return isShell(name) || INTERPRETER.test(name) || isPowerShell(name) || SHELL_SINKS.has(name);
+}
+
+function isRecursiveRm(args: Word[]): boolean {
+  return values(args).some((v) => {
+    const lower = v.toLowerCase();
+    return /^-[dfiIrRv]*[rR][dfiIrRv]*$/.test(v) || lower === "--recursive" || /^-rec(?:u(?:r(?:se?)?)?)?$/.test(lower);
+  });
+}
+
+function gitSubcommand(args: Word[]): { sub: string; rest: string[] } | null {
+  let i = 0;
+  while (i < args.length && args[i]!.value.startsWith("-")) {
+    if (["-C", "-c", "--git-dir", "--work-tree", "--namespace"].includes(args[i]!.value)) i++;
+    i++;
+  }
+  const sub = args[i]?.value;
+  return sub === undefined ? null : { sub: sub.toLowerCase(), rest: values(args.slice(i + 1)) };
+}
+
+const isLongPrefixOf = (word: string, option: string, minimum = 1) =>
+  word.startsWith("--") && word.length - 2 >= minimum && option.startsWith(word.slice(2).split("=")[0]!);
+
+function destructiveGit(key: string, inv: Invocation): boolean {
+  if (inv.name !== "git") return false;
+  const parsed = gitSubcommand(inv.args);
+  if (!parsed) return false;
+  const { sub, rest } = parsed;
+  switch (key) {
+    case "git_reset_hard":
+      return sub === "reset" && rest.some((w) => isLongPrefixOf(w, "hard"));
+    case "git_force_push":
+      return (
+        sub === "push" &&
+        rest.some(
+          (w) => /^-[a-zA-Z]*f/.test(w) || /^--force/.test(w) || isLongPrefixOf(w, "force", 3) || /^\+[^+]/.test(w),
+        )
+      );
+    case "git_clean_force":
+      return sub === "clean" && rest.some((w) => /^-[a-zA-Z]*f/.test(w) || w === "--force");
+    case "git_branch_delete":
+      return sub === "branch" && rest.some((w) => /^-[a-zA-Z]*[dD]/.test(w));
+    default:
+      return false;
+  }
+}
+
+const KILLALL_SIGNAL =
+  /^-(?:\d+|s|-signal(?:=.*)?|r|-regexp|(?:sig)?(?:kill|term|hup|int|quit|stop|abrt|alrm|usr1|usr2|cont|tstp|segv|bus|trap))$/i;
+
+function sudoReadsPassword(inv: Invocation): boolean {
+  return inv.sudoOptions.some(
+    (option) =>
+      /^-[a-zA-Z]*[SA]/.test(option) || isLongPrefixOf(option, "stdin", 2) || isLongPrefixOf(option, "askpass", 1),
+  );
+}
+
+function isPowerShellEncoded(inv: Invocation): boolean {
+  if (!isPowerShell(inv.name)) return false;
+  return values(inv.args).some((v) => {
+    if (!/^[-/]/.test(v)) return false;
+    const option = v.replace(/^[-/]+/, "").toLowerCase();
+    return option === "ec" || (option.length > 0 && "encodedcommand".startsWith(option));
+  });
+}
+
+function downloadPipedToShell(analysis: CommandAnalysis): boolean {
+  return pipesInto(
+    analysis.invocations,
+    (inv) => DOWNLOADERS.has(inv.name),
+    (inv) => runsCode(inv.name),
+  );
+}
+
+function inlineCode(inv: Invocation): boolean {
+  const args = values(inv.args);
+  const name = inv.name;
+  if (/^(?:python|pypy)/.test(name)) return args.some((a) => /^-[a-zA-Z]*c$/.test(a));
+  if (/^(?:perl|ruby)/.test(name)) return args.some((a) => /^-[a-zA-Z]*[eE]/.test(a));
+  if (["node", "nodejs", "bun"].includes(name)) return args.some((a) => /^(?:-e|-p|--eval|--print)(?:=|$)/.test(a));
+  if (name === "deno") return args[0] === "eval";
+  if (name.startsWith("php")) return args.includes("-r");
+  if (name.startsWith("lua") || name === "osascript" || name === "rscript") return args.includes("-e");
+  return false;
+}
+
+function chmodThenRun(analysis: CommandAnalysis): boolean {
+  const list = analysis.invocations;
+  for (let i = 0; i < list.length; i++) {
+    const inv = list[i]!;
+    if (
+      inv.name !== "chmod" ||
+      !values(inv.args).some((a) => /^(?:[ugoa]*\+[rwxst]*x|0?[0-7]?[1357][0-7]{0,2})$/.test(a))
+    )
+      continue;
+    const made = new Set(operands(inv.args).map((w) => w.value.split("/").pop()!));
+    for (const later of list.slice(i + 1)) {
+      const program = later.program.value;
+      const script = runsCode(later.name) ? operands(later.args)[0]?.value : program;
+      if (script && made.has(script.split("/").pop()!) && (script.includes("/") || runsCode(later.name))) return true;
+    }
+  }
+  return false;
+}
+
+const mentionsHermes = (words: Word[]) => words.some((w) => /hermes|gateway/i.test(w.value));
+
+/** `pkill hermes`, `kill $(pgrep -f hermes)`, `pgrep hermes | xargs kill` and the like. */
+function killsHermes(analysis: CommandAnalysis): boolean {
+  const list = analysis.invocations;
+  return (
+    list.some((inv, i) => {
+      if (["pkill", "killall", "taskkill"].includes(inv.name)) return mentionsHermes(inv.args);
+      if (inv.name === "kill") {
+        if (mentionsHermes(inv.args)) return true;
+        const next = list[i + 1];
+        return (
+          /^(?:\$\(|`)$/.test(inv.terminator) && next !== undefined && mentionsHermes([next.program, ...next.args])
+        );
+      }
+      return false;
+    }) ||
+    pipesInto(
+      list,
+      (inv) => ["pgrep", "pidof"].includes(inv.name) && mentionsHermes(inv.args),
+      (inv) => inv.name === "kill" || inv.name === "pkill",
+    )
+  );
+}
+
+/** `hermes [options] gateway stop|restart|run`, also through `python -m hermes_cli.main`. */
+function controlsGateway(inv: Invocation): boolean {
+  const words = values([inv.program, ...inv.args]).map((w) => w.toLowerCase());
+  const hermes = words.findIndex((w) => /(?:^|\/)hermes(?:[_-]cli(?:\.main)?|\.py)?$/.test(w));
+  if (hermes < 0) return false;
+  const gateway = words.indexOf("gateway", hermes + 1);
+  return gateway > 0 && /^(?:stop|restart|run|kill|uninstall)$/.test(words[gateway + 1] ?? "");
+}
+
+const SYSTEM_DIR =
+  /^\/(?:\*|etc|usr|bin|sbin|lib\w*|boot|var|opt|root|sys|proc|dev|srv|system|library|applications)?(?:\/|$)/;
+
+const RULES: Rule[] = [
+  (a) => (isForkBomb(a.lower) ? { key: "fork_bomb", description: "fork bomb" } : null),
+  forAny("format_filesystem", "format a filesystem", (inv) =>
+    /^(?:mkfs(?:\..+)?|mke2fs|mkswap|mkntfs|mkdosfs|newfs(?:_\w+)?|wipefs)$/.test(inv.name),
+  ),
+  (a) =>
+    killsHermes(a)
+      ? { key: "hermes_self_termination", description: "kill the Hermes agent or gateway process (self-termination)" }
+      : null,
+  forAny(
+    "hermes_gateway_control",
+    "stop, restart or launch another Hermes gateway (cuts off the running agent)",
+    controlsGateway,
+  ),
+  (a) => {
+    for (const inv of a.invocations) {
+      const found = sensitiveWrite(inv);
+      if (found) return found;
+    }
+    return null;
+  },
+  forAny("sudo_password_stdin", "sudo reading a password from stdin or an askpass helper", sudoReadsPassword),
+  forAny("powershell_encoded", "PowerShell encoded command execution", isPowerShellEncoded),
+  (a) =>
+    downloadPipedToShell(a) || /\beval\b[^\n]{0,40}(?:\$\(|`)\s*(?:curl|wget|fetch)\b/.test(a.lower)
+      ? { key: "download_pipe_shell", description: "run downloaded content in a shell or interpreter" }
+      : null,
+  textMatches(
+    "download_process_substitution",
+    "run a downloaded script via process substitution",
+    /(?:^|[\s;&|(`])(?:bash|sh|zsh|ksh|dash|fish|source|\.|python[\d.]*|perl|ruby|node)\s+(?:-\S+\s+)*<\s*(?:<\s*)?\(\s*(?:sudo\s+)?(?:curl|wget|fetch)\b/,
+  ),
+  forAny("find_exec_rm", "find -exec rm", (inv) => {
+    if (inv.name !== "find") return false;
+    const args = values(inv.args);
+    return args.some(
+      (a, i) =>
+        /^-(?:exec|execdir|ok|okdir)$/.test(a) &&
+        /^(?:rm|shred|unlink|rmdir)$/.test((args[i + 1] ?? "").split("/").pop()!),
+    );
+  }),
+  forAny("find_delete", "find -delete", (inv) => inv.name === "find" && values(inv.args).includes("-delete")),
+  forAny(
+    "xargs_rm",
+    "xargs with rm",
+    (inv) => inv.wrappers.includes("xargs") && /^(?:rm|shred|unlink)$/.test(inv.name),
+  ),
+  forAny("recursive_delete", "recursive delete", (inv) => inv.name === "rm" && isRecursiveRm(inv.args)),
+  forAny("windows_recursive_delete", "recursive delete (del/rmdir /s or Remove-Item -Recurse)", (inv) => {
+    const args = values(inv.args).map((v) => v.toLowerCase());
+    if (["rmdir", "rd", "del", "erase"].includes(inv.name) && args.includes("/s")) return true;
+    return ["remove-item", "ri", "rmdir", "rd", "del", "erase"].includes(inv.name) && isRecursiveRm(inv.args);
+  }),
+  forAny("delete_system_path", "delete in the filesystem root or a system directory", (inv) => {
+    if (inv.name !== "rm") return false;
+    return operands(inv.args).some((w) => SYSTEM_DIR.test(w.value.replace(/\/{2,}/g, "/")));
+  }),
+  textMatches("sql_drop", "SQL DROP", /\bdrop\s+(?:table|database|schema|view|index|user|role)\b/),
+  textMatches("sql_delete_no_where", "SQL DELETE without WHERE", /\bdelete\s+from\s+[\w."`[\]]+(?![^;]*\bwhere\b)/),
+  textMatches("sql_truncate", "SQL TRUNCATE", /\btruncate\s+table\b/),
+  forAny("git_reset_hard", "git reset --hard (discards uncommitted changes)", (inv) =>
+    destructiveGit("git_reset_hard", inv),
+  ),
+  forAny("git_force_push", "git push --force (rewrites remote history)", (inv) =>
+    destructiveGit("git_force_push", inv),
+  ),
+  forAny("git_clean_force", "git clean -f (deletes untracked files)", (inv) => destructiveGit("git_clean_force", inv)),
+  forAny("git_branch_delete", "git branch -d/-D (deletes a branch)", (inv) => destructiveGit("git_branch_delete", inv)),
+  forAny("killall_signal", "killall with a kill signal or name pattern", (inv) => {
+    return inv.name === "killall" && values(inv.args).some((a) => KILLALL_SIGNAL.test(a));
+  }),
+  forAny("pkill_force", "force-kill processes by name", (inv) => {
+    return inv.name === "pkill" && values(inv.args).some((a) => /^-(?:9|kill|sigkill|s|-signal.*)$/i.test(a));
+  }),
+  forAny("kill_all_processes", "kill every process", (inv) => inv.name === "kill" && values(inv.args).includes("-1")),
+  (a) => (chmodThenRun(a) ? { key: "chmod_exec", description: "make a file executable and run it" } : null),
+  forAny("world_writable", "world-writable permissions", (inv) => {
+    if (inv.name !== "chmod") return false;
+    return values(inv.args).some(
+      (v) => /^0?[0-7]?[0-7][0-7][2367]$/.test(v) || /^[ugo]*[ao][ugo]*[+=][rwxXst]*w/.test(v),
+    );
+  }),
+  forAny("chown_root_recursive", "recursive chown to root", (inv) => {
+    if (inv.name !== "chown") return false;
+    const args = values(inv.args);
+    return args.some((v) => /^-[a-zA-Z]*R/.test(v) || v === "--recursive") && args.some((v) => /^root(?::|$)/.test(v));
+  }),
+  forAny("service_stop_restart", "stop/restart/disable a system service", (inv) => {
+    const ops = values(operands(inv.args)).map((v) => v.toLowerCase());
+    const stopping = /^(?:stop|restart|kill|disable|mask|try-restart|reload-or-restart|isolate)$/;
+    if (inv.name === "systemctl") return stopping.test(ops[0] ?? "");
+    return inv.name === "service" && stopping.test(ops[1] ?? "");
+  }),
+  forAny("launchd_stop_restart", "stop/restart/unload a launchd service", (inv) => {
+    if (inv.name !== "launchctl") return false;
+    const [sub, ...rest] = values(inv.args).map((v) => v.toLowerCase());
+    return (
+      /^(?:unload|bootout|stop|kill|remove|disable)$/.test(sub ?? "") || (sub === "kickstart" && rest.includes("-k"))
+    );
+  }),
+  forAny("system_power", "shut down or reboot the machine", (inv) => {
+    if (/^(?:shutdown|reboot|halt|poweroff)$/.test(inv.name)) return true;
+    return (inv.name === "init" || inv.name === "telinit") && /^[06]$/.test(inv.args[0]?.value ?? "");
+  }),
+  forAny(
+    "disk_copy",
+    "raw disk copy (dd)",
+    (inv) => inv.name === "dd" && values(inv.args).some((a) => /^(?:if|of)=/.test(a)),
+  ),
+  forAny("interpreter_heredoc", "run a script fed through a heredoc", (inv) => {
+    return runsCode(inv.name) && inv.redirects.some((r) => r.op.startsWith("<<"));
+  }),
+  forAny("interpreter_inline_code", "run inline code via -c/-e", inlineCode),
+  forAny("shell_command_string", "shell command via -c/-lc flag", (inv) => {
+    return isShell(inv.name) && shellCommandStringIndex(inv.args) !== null;
+  }),
+];
+
+/** Whether `command` needs approval, and under which key and description. */
+export function detectDangerousCommand(command: string): DangerousCommandResult {
+  if (typeof command !== "string" || command.trim() === "") return { dangerous: false, key: null, description: null };
+  const analysis = analyzeCommand(command);
+  for (const rule of RULES) {
+    const found = rule(analysis);
+    if (found) return { dangerous: true, key: found.key, description: found.description };
+  }
+  return { dangerous: false, key: null, description: null };
+}

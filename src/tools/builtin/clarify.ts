@@ -1,0 +1,78 @@
+/** The `clarify` tool: ask the user a question, optionally with a few choices. */
+import { z } from "zod";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+
+export const CLARIFY_MAX_CHOICES = 4;
+
+export const clarifyParameters = z.object({
+  question: z.string().min(1).describe("The question to ask the user"),
+  choices: z
+    .array(z.string())
+    .max(CLARIFY_MAX_CHOICES)
+    .optional()
+    .describe(`Up to ${CLARIFY_MAX_CHOICES} suggested answers; the user may still answer in their own words`),
+});
+
+export type ClarifyArgs = z.infer<typeof clarifyParameters>;
+
+const NO_ONE_TO_ASK =
+  "No user is available to answer questions in this session. Do not ask again: proceed with your best judgement, " +
+  "choose the most reasonable option, and state the assumption you made in your reply.";
+
+export async function clarifyTool(args: ClarifyArgs, ctx: Pick<ToolContext, "clarify" | "interactive" | "signal">) {
+  const question = args.question.trim();
+  const choices = (args.choices ?? []).map((choice) => choice.trim()).filter(Boolean);
+  if (!ctx.clarify || ctx.interactive === false) {
+    return JSON.stringify({ question, user_response: null, note: NO_ONE_TO_ASK });
+  }
+  try {
+    const answer = await raceAbort(ctx.clarify(question, choices.length ? choices : undefined), ctx.signal);
+    return JSON.stringify({
+      question,
+      ...(choices.length ? { choices_offered: choices } : {}),
+      user_response: answer,
+    });
+  } catch (error) {
+    if (ctx.signal.aborted)
+      return JSON.stringify({ question, user_response: null, note: "The question was interrupted." });
+    const reason = error instanceof Error ? error.message : String(error);
+    return JSON.stringify({
+      question,
+      user_response: null,
+      error: `Could not ask the user: ${reason}. ${NO_ONE_TO_ASK}`,
+    });
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error("aborted"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+export function registerClarifyTools(registry: ToolRegistry): void {
+  registry.register({
+    name: "clarify",
+    toolset: "clarify",
+    description:
+      "Ask the user a question when the request is ambiguous or a decision needs their input, optionally offering " +
+      `up to ${CLARIFY_MAX_CHOICES} choices. Use sparingly: prefer reasonable defaults for small decisions.`,
+    parameters: clarifyParameters,
+    handler: clarifyTool,
+    // It waits for a person, so it never runs alongside other tools.
+    parallelSafe: false,
+    emoji: "❓",
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * `execute_code`: run a short Python or JavaScript program that calls a whitelisted set of
+ * tools through a generated client, so a chain of tool calls costs one model turn and only the
+ * program's printed output enters the context.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { nodeClient, pythonClient, type ToolSignature, toolSignature } from "../code-clients.js";
+import { startToolRpcServer, type ToolDispatcher } from "../code-rpc.js";
+import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";
+import { exitCodeOf, spawnGroup, superviseChild } from "../process-group.js";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+
+export const SANDBOX_ALLOWED_TOOLS: readonly string[] = [
+  "web_search",
+  "web_extract",
+  "read_file",
+  "write_file",
+  "search_files",
+  "patch",
+  "terminal",
+];
+/** Terminal arguments a script may not use: it must not leave processes behind. */
+export const TERMINAL_BLOCKED_PARAMS: readonly string[] = ["background", "notify_on_complete", "pty", "watch_patterns"];
+export const DEFAULT_CODE_TIMEOUT_SECONDS = 300;
+export const DEFAULT_MAX_TOOL_CALLS = 50;
+export const MAX_STDOUT_CHARS = 50_000;
+export const MAX_STDERR_CHARS = 10_000;
+
+/** Variables a script inherits: the basics, never anything that looks like a secret. */
+const SAFE_ENV_PREFIXES = ["PATH", "HOME", "USER", "LANG", "LC_", "TERM", "TMPDIR", "TMP", "TEMP", "SHELL", "LOGNAME"];
+const SAFE_ENV_EXTRA = ["XDG_", "PYTHONPATH", "VIRTUAL_ENV", "CONDA", "NODE_PATH"];
+const SECRET_MARKERS = ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"];
+
+export interface ExecuteCodeDeps {
+  /** `code_execution.timeout` in seconds. */
+  timeoutSeconds?: number;
+  /** `code_execution.max_tool_calls`. */
+  maxToolCalls?: number;
+  /** Python interpreter; default "python3". */
+  python?: string;
+  /** Registry used when `ctx.services.registry` is absent. */
+  registry?: ToolRegistry;
+  killGraceMs?: number;
+}
+
+export const executeCodeParameters = z.object({
+  code: z
+    .string()
+    .describe(
+      "The program. Python: `from hermes_tools import terminal, read_file, ...`. JavaScript (ES module, top-level await): `import { terminal } from './hermes_tools.mjs'`. Print what you want to see; only printed output is returned.",
+    ),
+  language: z.enum(["python", "javascript"]).optional().describe("python (default) or javascript (Node.js)."),
+});
+
+export type ExecuteCodeArgs = z.infer<typeof executeCodeParameters>;
+
+export interface ExecuteCodeResult {
+  status: "success" | "error" | "timeout" | "interrupted";
+  output: string;
+  exit_code: number | null;
+  error?: string;
+  /** What the program wrote to stderr when it still succeeded (warnings). */
+  stderr?: string;
+  tool_calls_made: number;
+  duration_seconds: number;
+}
+
+function describe(timeoutSeconds: number, maxCalls: number): string {
+  return [
+    "Run a Python or JavaScript program that calls tools programmatically, to do multi-step work in one turn.",
+    `Available to the program: ${SANDBOX_ALLOWED_TOOLS.join(", ")} (each returns the tool's result, parsed from JSON).`,
+    "terminal calls run in the foreground only.",
+    `Limits: ${timeoutSeconds}s, ${maxCalls} tool calls, ${MAX_STDOUT_CHARS} characters of printed output.`,
+    "Only what the program prints comes back; intermediate tool results stay out of the conversation.",
+  ].join(" ");
+}
+
+export function registerExecuteCodeTools(registry: ToolRegistry, deps: ExecuteCodeDeps = {}): void {
+  const resolved = { ...deps, registry: deps.registry ?? registry };
+  registry.register({
+    name: "execute_code",
+    toolset: "code_execution",
+    description: describe(
+      deps.timeoutSeconds ?? DEFAULT_CODE_TIMEOUT_SECONDS,
+      deps.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
+    ),
+    parameters: executeCodeParameters,
+    emoji: "🐍",
+    maxResultChars: 100_000,
+    handler: async (args, ctx) => JSON.stringify(await executeCode(args, ctx, resolved)),
+  });
+}
+
+/** Tools the script may call: the whitelist, narrowed to what this session has enabled. */
+function allowedTools(registry: ToolRegistry, ctx: ToolContext): string[] {
+  const present = SANDBOX_ALLOWED_TOOLS.filter((name) => registry.has(name));
+  const enabled = ctx.services?.enabledTools;
+  if (!Array.isArray(enabled)) return present;
+  const narrowed = present.filter((name) => enabled.includes(name));
+  return narrowed.length > 0 ? narrowed : present;
+}
+
+function signatures(registry: ToolRegistry, names: string[]): ToolSignature[] {
+  return registry.definitions(names).map((d) => {
+    const hidden = d.function.name === "terminal" ? TERMINAL_BLOCKED_PARAMS : [];
+    return toolSignature(d.function.name, d.function.description, d.function.parameters, hidden);
+  });
+}
+
+function scriptEnv(url: string, token: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    const upper = name.toUpperCase();
+    const safe = [...SAFE_ENV_PREFIXES, ...SAFE_ENV_EXTRA].some((p) => upper.startsWith(p));
+    if (safe && !SECRET_MARKERS.some((m) => upper.includes(m))) env[name] = value;
+  }
+  return {
+    ...env,
+    HERMES_RPC_URL: url,
+    HERMES_RPC_TOKEN: token,
+    PYTHONUNBUFFERED: "1",
+    PYTHONDONTWRITEBYTECODE: "1",
+    PYTHONIOENCODING: "utf-8",
+  };
+}
+
+export async function executeCode(
+  args: ExecuteCodeArgs,
+  ctx: ToolContext,
+  deps: ExecuteCodeDeps = {},
+): Promise<ExecuteCodeResult> {
+  const started = Date.now();
+  const registry = (ctx.services?.registry as ToolRegistry | undefined) ?? deps.registry;
+  const result = (status: ExecuteCodeResult["status"], fields: Partial<ExecuteCodeResult>): ExecuteCodeResult => ({
+    status,
+    output: "",
+    exit_code: null,
+    tool_calls_made: 0,
+    duration_seconds: Math.round((Date.now() - started) / 100) / 10,
+    ...fields,
+  });
+  if (!registry) return result("error", { error: "execute_code is not wired to a tool registry" });
+  if (!args.code.trim()) return result("error", { error: "code is empty" });
+  if (ctx.signal.aborted) return result("interrupted", { error: "the turn was interrupted" });
+
+  const language = args.language ?? "python";
+  const tools = allowedTools(registry, ctx);
+  const token = randomBytes(24).toString("hex");
+  // Tool calls still running when the program ends (killed, timed out) are cancelled with it.
+  const runEnded = new AbortController();
+  const rpc = await startToolRpcServer({
+    registry,
+    ctx: { ...ctx, signal: AbortSignal.any([ctx.signal, runEnded.signal]) },
+    allowedTools: new Set(tools),
+    maxToolCalls: deps.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
+    token,
+    strippedArgs: { terminal: TERMINAL_BLOCKED_PARAMS },
+    dispatch: ctx.services?.dispatchTool as ToolDispatcher | undefined,
+  });
+  const dir = mkdtempSync(join(tmpdir(), "hermes-code-"));
+  try {
+    const launch = prepareLaunch(dir, language, args.code, signatures(registry, tools), deps);
+    const run = await runScript(launch.file, launch.argv, ctx, scriptEnv(rpc.url, token), deps);
+    const fields = { output: run.stdout, exit_code: run.exitCode, tool_calls_made: rpc.callsMade() };
+    if (run.startError)
+      return result("error", { ...fields, error: `could not start ${launch.file}: ${run.startError}` });
+    if (run.stopReason === "timeout") {
+      const limit = deps.timeoutSeconds ?? DEFAULT_CODE_TIMEOUT_SECONDS;
+      return result("timeout", { ...fields, error: `the program was killed after ${limit}s` });
+    }
+    if (run.stopReason === "interrupted")
+      return result("interrupted", { ...fields, error: "the turn was interrupted" });
+    if (run.exitCode !== 0) return result("error", { ...fields, error: run.stderr || `exit code ${run.exitCode}` });
+    return result("success", run.stderr ? { ...fields, stderr: run.stderr } : fields);
+  } finally {
+    runEnded.abort();
+    await rpc.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function prepareLaunch(
+  dir: string,
+  language: "python" | "javascript",
+  code: string,
+  sigs: ToolSignature[],
+  deps: ExecuteCodeDeps,
+): { file: string; argv: string[] } {
+  if (language === "python") {
+    writeFileSync(join(dir, "hermes_tools.py"), pythonClient(sigs));
+    writeFileSync(join(dir, "script.py"), code);
+    return { file: deps.python ?? "python3", argv: [join(dir, "script.py")] };
+  }
+  writeFileSync(join(dir, "hermes_tools.mjs"), nodeClient(sigs));
+  writeFileSync(join(dir, "script.mjs"), code);
+  return { file: process.execPath, argv: [join(dir, "script.mjs")] };
+}
+
+interface ScriptRun {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  stopReason?: "timeout" | "interrupted";
+  startError?: string;
+}
+
+async function runScript(
+  file: string,
+  args: string[],
+  ctx: ToolContext,
+  env: NodeJS.ProcessEnv,
+  deps: ExecuteCodeDeps,
+): Promise<ScriptRun> {
+  const stdout = new HeadTailBuffer(Math.floor(MAX_STDOUT_CHARS * 0.4), Math.floor(MAX_STDOUT_CHARS * 0.6));
+  const stderr = new HeadTailBuffer(Math.floor(MAX_STDERR_CHARS * 0.3), Math.floor(MAX_STDERR_CHARS * 0.7));
+  const child = spawnGroup(file, args, { cwd: ctx.cwd, env, stdin: "ignore" });
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => stdout.append(chunk));
+  child.stderr?.on("data", (chunk: string) => stderr.append(chunk));
+  try {
+    const exit = await superviseChild(child, {
+      timeoutMs: (deps.timeoutSeconds ?? DEFAULT_CODE_TIMEOUT_SECONDS) * 1000,
+      signal: ctx.signal,
+      graceMs: deps.killGraceMs,
+    });
+    return {
+      stdout: cleanTerminalOutput(stdout.text()),
+      stderr: cleanTerminalOutput(stderr.text()).trim(),
+      exitCode: exitCodeOf(exit),
+      stopReason: exit.stopReason,
+    };
+  } catch (err) {
+    return { stdout: "", stderr: "", exitCode: null, startError: (err as Error).message };
+  }
+}

@@ -1,0 +1,144 @@
+/** Low-level file helpers for the file tools: binary sniffing and atomic writes. */
+import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
+
+const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".tiff", ".tif", ".heic"]);
+const BINARY_EXTENSIONS = new Set([
+  ...IMAGE_EXTENSIONS,
+  ".pdf",
+  ".zip",
+  ".gz",
+  ".tgz",
+  ".bz2",
+  ".xz",
+  ".zst",
+  ".7z",
+  ".rar",
+  ".tar",
+  ".jar",
+  ".war",
+  ".exe",
+  ".dll",
+  ".so",
+  ".dylib",
+  ".o",
+  ".a",
+  ".class",
+  ".pyc",
+  ".wasm",
+  ".bin",
+  ".dat",
+  ".db",
+  ".sqlite",
+  ".sqlite3",
+  ".mp3",
+  ".mp4",
+  ".m4a",
+  ".wav",
+  ".flac",
+  ".ogg",
+  ".avi",
+  ".mov",
+  ".mkv",
+  ".webm",
+  ".woff",
+  ".woff2",
+  ".ttf",
+  ".otf",
+  ".eot",
+  ".psd",
+  ".docx",
+  ".xlsx",
+  ".pptx",
+  ".odt",
+]);
+
+export function isImagePath(path: string): boolean {
+  return IMAGE_EXTENSIONS.has(extname(path).toLowerCase());
+}
+
+export function hasBinaryExtension(path: string): boolean {
+  return BINARY_EXTENSIONS.has(extname(path).toLowerCase());
+}
+
+/** A sample looks binary when it holds a NUL byte or mostly control characters. */
+export function looksBinary(sample: Buffer): boolean {
+  if (sample.length === 0) return false;
+  let control = 0;
+  for (const byte of sample) {
+    if (byte === 0) return true;
+    if (byte < 8 || (byte > 13 && byte < 32 && byte !== 27)) control++;
+  }
+  return control / sample.length > 0.1;
+}
+
+/** Read the first `size` bytes of a file. */
+export function readHead(path: string, size = 8192): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(size);
+    const read = readSync(fd, buffer, 0, size, 0);
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function isBinaryFile(path: string): boolean {
+  if (hasBinaryExtension(path)) return true;
+  try {
+    return looksBinary(readHead(path));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Write through a temporary file in the same directory and rename it over the target, so a
+ * reader never sees half a file. An existing file keeps its permission bits.
+ */
+export function writeFileAtomic(path: string, content: string | Buffer): void {
+  let mode: number | undefined;
+  try {
+    mode = statSync(path).mode & 0o7777;
+  } catch {
+    mode = undefined;
+  }
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    writeFileSync(temp, content, mode === undefined ? undefined : { mode });
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // The temporary file was never created.
+    }
+    throw error;
+  }
+}
+
+/** A short message for a Node filesystem error, for the model to act on. */
+export function describeFsError(error: unknown, path: string): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  switch (code) {
+    case "ENOENT":
+      return `File not found: ${path}`;
+    case "EACCES":
+    case "EPERM":
+      return `Permission denied: ${path}`;
+    case "EISDIR":
+      return `${path} is a directory, not a file`;
+    case "ENOTDIR":
+      return `A parent of ${path} is not a directory`;
+    case "ENOSPC":
+      return `No space left on the device while writing ${path}`;
+    default:
+      return `${path}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+export function json(value: unknown): string {
+  return JSON.stringify(value);
+}

@@ -1,0 +1,139 @@
+/**
+ * Path handling shared by the file tools: resolve what the model passed against the working
+ * directory, follow symlinks to the real location, and refuse writes to places whose
+ * modification would hand over the machine or leak credentials.
+ */
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+
+/** Expand a leading `~` and resolve a relative path against `cwd`. */
+export function resolveToolPath(input: string, cwd: string): string {
+  let path = input.trim();
+  if (path === "~") path = homedir();
+  else if (path.startsWith("~/")) path = join(homedir(), path.slice(2));
+  return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
+}
+
+/**
+ * The real location a path refers to, following every symlink, including a dangling final
+ * link and links in parent directories of a file that does not exist yet.
+ */
+export function realLocation(path: string, depth = 0): string {
+  if (depth > 40) return path;
+  try {
+    return realpathSync(path);
+  } catch {
+    // Not resolvable as a whole: a dangling link or a file that does not exist yet.
+  }
+  try {
+    if (lstatSync(path).isSymbolicLink()) {
+      const target = readlinkSync(path);
+      return realLocation(resolve(dirname(path), target), depth + 1);
+    }
+  } catch {
+    // Does not exist: resolve the parent and keep the last component.
+  }
+  const parent = dirname(path);
+  if (parent === path) return path;
+  return join(realLocation(parent, depth + 1), basename(path));
+}
+
+function hermesHomeDir(): string {
+  const fromEnv = process.env.HERMES_HOME?.trim();
+  return fromEnv ? resolve(fromEnv) : join(homedir(), ".hermes");
+}
+
+/** Directories under the home directory that hold keys, tokens or cloud credentials. */
+const HOME_SECRET_DIRS = [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gh", ".config/gcloud"];
+/** Files under the home directory that run on login or hold passwords. */
+const HOME_SECRET_FILES = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".netrc",
+  ".pgpass",
+  ".npmrc",
+  ".pypirc",
+  ".git-credentials",
+];
+/** System directories a tool never writes into. */
+const SYSTEM_DIRS = [
+  "/etc",
+  "/private/etc",
+  "/boot",
+  "/usr/lib/systemd",
+  "/lib/systemd",
+  "/System",
+  "/dev",
+  "/proc",
+  "/sys",
+];
+
+function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+function hermesSecretFiles(): string[] {
+  const home = hermesHomeDir();
+  const files = [join(home, ".env"), join(home, "auth.json")];
+  // The same files seen through their real location, when HERMES_HOME itself is a link.
+  const realHome = realLocation(home);
+  if (realHome !== home) files.push(join(realHome, ".env"), join(realHome, "auth.json"));
+  return files;
+}
+
+function sensitiveReason(real: string): string | null {
+  for (const dir of SYSTEM_DIRS) {
+    if (isInside(real, dir)) return `${dir} is a system directory`;
+  }
+  const home = realLocation(homedir());
+  for (const dir of HOME_SECRET_DIRS) {
+    if (isInside(real, join(home, dir))) return `~/${dir} holds keys or credentials`;
+  }
+  for (const file of HOME_SECRET_FILES) {
+    if (real === join(home, file)) return `~/${file} runs at login or holds passwords`;
+  }
+  if (hermesSecretFiles().includes(real)) return "it holds the agent's own secrets";
+  return null;
+}
+
+export type WriteCheck = { ok: true; path: string; real: string } | { ok: false; error: string };
+
+/** Resolve a path for writing and refuse sensitive locations, judged on the real location. */
+export function checkWritePath(input: string, cwd: string): WriteCheck {
+  if (!input.trim()) return { ok: false, error: "path is empty" };
+  const path = resolveToolPath(input, cwd);
+  const real = realLocation(path);
+  const reason = sensitiveReason(real) ?? sensitiveReason(path);
+  if (reason) {
+    const shown = real === path ? path : `${path} (resolves to ${real})`;
+    return { ok: false, error: `Refusing to write ${shown}: ${reason}. Ask the user to make this change themselves.` };
+  }
+  return { ok: true, path, real };
+}
+
+/** Device files that never end (or block) when read. */
+const ENDLESS_DEVICES = ["/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/tty", "/dev/full"];
+
+/** Refuse reads that would hang or pull the agent's own credentials into the transcript. */
+export function readRefusal(real: string): string | null {
+  if (ENDLESS_DEVICES.includes(real) || real.startsWith("/proc/self/fd") || real.startsWith("/dev/fd/")) {
+    return `Refusing to read ${real}: it is a device that never ends.`;
+  }
+  if (hermesSecretFiles().includes(real)) {
+    return `Refusing to read ${real}: it holds the agent's own secrets.`;
+  }
+  return null;
+}
+
+/** How to show a path to the model: relative to cwd when inside it, absolute otherwise. */
+export function displayPath(path: string, cwd: string): string {
+  const base = resolve(cwd);
+  if (isInside(path, base) && path !== base) return path.slice(base.length + 1);
+  return path;
+}

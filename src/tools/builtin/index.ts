@@ -1,0 +1,40 @@
+/** Registers every built-in tool, sharing one approval policy and one process manager between them. */
+import type { ApprovalPolicy } from "../approval/policy.js";
+import type { ProcessManager } from "../process-manager.js";
+import { defaultProcessManager } from "../process-manager.js";
+import type { ToolRegistry } from "../registry.js";
+import { registerClarifyTools } from "./clarify.js";
+import { registerExecuteCodeTools } from "./execute-code.js";
+import { registerFileTools } from "./files.js";
+import { registerMemoryTools } from "./memory.js";
+import { registerProcessTools } from "./process.js";
+import { registerSessionSearchTools } from "./session-search.js";
+import { registerTerminalTools } from "./terminal.js";
+import { registerTodoTools } from "./todo.js";
+import { registerWebTools } from "./web.js";
+
+export interface BuiltinToolsDeps {
+  approvals?: ApprovalPolicy;
+  processManager?: ProcessManager;
+  /** `terminal.timeout` in seconds. */
+  terminalTimeoutSeconds?: number;
+  /** `web.backend`. */
+  webBackend?: string;
+}
+
+export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsDeps = {}): void {
+  const processManager = deps.processManager ?? defaultProcessManager();
+  registerTerminalTools(registry, {
+    processManager,
+    ...(deps.approvals ? { approvals: deps.approvals } : {}),
+    ...(deps.terminalTimeoutSeconds ? { defaultTimeoutSeconds: deps.terminalTimeoutSeconds } : {}),
+  });
+  registerProcessTools(registry, { processManager });
+  registerFileTools(registry);
+  registerTodoTools(registry);
+  registerClarifyTools(registry);
+  registerMemoryTools(registry);
+  registerSessionSearchTools(registry);
+  registerWebTools(registry, deps.webBackend ? { backend: deps.webBackend } : {});
+  registerExecuteCodeTools(registry);
+}

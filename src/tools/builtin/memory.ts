@@ -1,0 +1,77 @@
+/** The `memory` tool: save, correct and drop durable facts in MEMORY.md and USER.md. */
+import { z } from "zod";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+
+type Target = "memory" | "user";
+
+/** What the tool needs of the memory store the agent passes as `ctx.services.memory`. */
+export interface MemoryService {
+  add(target: Target, content: string): unknown;
+  replace(target: Target, oldText: string, newContent: string): unknown;
+  remove(target: Target, oldText: string): unknown;
+}
+
+export const memoryParameters = z.object({
+  action: z.enum(["add", "replace", "remove"]).describe("add a new entry, replace one, or remove one"),
+  target: z
+    .enum(["memory", "user"])
+    .describe(
+      '"memory": your notes about the environment and work. "user": facts about the user and their preferences',
+    ),
+  content: z.string().optional().describe("The entry text (add and replace)"),
+  old_text: z.string().optional().describe("A unique part of the existing entry to replace or remove"),
+});
+
+export type MemoryArgs = z.infer<typeof memoryParameters>;
+
+function isMemoryService(value: unknown): value is MemoryService {
+  const candidate = value as Partial<MemoryService> | undefined;
+  return (
+    typeof candidate?.add === "function" &&
+    typeof candidate.replace === "function" &&
+    typeof candidate.remove === "function"
+  );
+}
+
+export async function memoryTool(args: MemoryArgs, ctx: Pick<ToolContext, "services">): Promise<string> {
+  const store = ctx.services?.memory;
+  if (!isMemoryService(store)) {
+    return JSON.stringify({ success: false, error: "Persistent memory is turned off in this session." });
+  }
+  const content = args.content ?? "";
+  const oldText = args.old_text ?? "";
+  let result: unknown;
+  switch (args.action) {
+    case "add":
+      if (!content.trim()) return JSON.stringify({ success: false, error: "add needs content." });
+      result = await store.add(args.target, content);
+      break;
+    case "replace":
+      if (!oldText.trim() || !content.trim()) {
+        return JSON.stringify({ success: false, error: "replace needs old_text and content." });
+      }
+      result = await store.replace(args.target, oldText, content);
+      break;
+    case "remove":
+      if (!oldText.trim()) return JSON.stringify({ success: false, error: "remove needs old_text." });
+      result = await store.remove(args.target, oldText);
+      break;
+  }
+  return JSON.stringify(result);
+}
+
+export function registerMemoryTools(registry: ToolRegistry): void {
+  registry.register({
+    name: "memory",
+    toolset: "memory",
+    description:
+      "Save durable facts that will help in future sessions: the user's preferences, corrections and details about " +
+      "their environment (target user), and lessons about tools, projects and conventions (target memory). " +
+      "Entries are short declarative facts, not instructions or task progress. Memory is size-limited: when it is " +
+      "full, replace or remove old entries. Changes show up in the system prompt from the next session on.",
+    parameters: memoryParameters,
+    handler: memoryTool,
+    parallelSafe: false,
+    emoji: "🧠",
+  });
+}

@@ -1,0 +1,228 @@
+/**
+ * The `patch` tool: targeted edits. "replace" mode swaps one snippet for another with fuzzy
+ * matching; "patch" mode applies a V4A multi-file patch. Both answer with a unified diff.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { dirname } from "node:path";
+import { z } from "zod";
+import { fuzzyFindAndReplace, unifiedDiff } from "../fuzzy-patch.js";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+import { describeFsError, isBinaryFile, json, writeFileAtomic } from "./file-io.js";
+import { checkWritePath, displayPath } from "./file-paths.js";
+import { type PatchHunk, PatchParseError, parseV4aPatch } from "./v4a-patch.js";
+
+export const patchParameters = z.object({
+  mode: z
+    .enum(["replace", "patch"])
+    .optional()
+    .describe('"replace" (default): swap old_string for new_string in one file. "patch": apply a V4A multi-file patch'),
+  path: z.string().optional().describe("File to edit (replace mode)"),
+  old_string: z
+    .string()
+    .optional()
+    .describe("Text to find (replace mode). Include enough surrounding lines to make it unique"),
+  new_string: z.string().optional().describe("Replacement text (replace mode)"),
+  replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring a unique match"),
+  patch: z
+    .string()
+    .optional()
+    .describe(
+      'V4A patch (patch mode): "*** Begin Patch", then "*** Update File: path" / "*** Add File: path" / ' +
+        '"*** Delete File: path" sections with @@ hunks of " ", "-", "+" lines, then "*** End Patch"',
+    ),
+});
+
+export type PatchArgs = z.infer<typeof patchParameters>;
+
+const REREAD_HINT =
+  "Read the file again with read_file to see its current content, then retry with text copied from it.";
+
+function readTextForEdit(real: string, shown: string): { text: string } | { error: string } {
+  try {
+    if (statSync(real).isDirectory()) return { error: `${shown} is a directory, not a file` };
+    if (isBinaryFile(real)) return { error: `${shown} is a binary file; patch edits text files only` };
+    return { text: readFileSync(real, "utf8") };
+  } catch (error) {
+    return { error: describeFsError(error, shown) };
+  }
+}
+
+async function replaceMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+  if (!args.path) return json({ error: "replace mode needs path" });
+  if (args.old_string === undefined || args.new_string === undefined) {
+    return json({ error: "replace mode needs old_string and new_string" });
+  }
+  const check = checkWritePath(args.path, ctx.cwd);
+  if (!check.ok) return json({ error: check.error });
+  const shown = displayPath(check.path, ctx.cwd);
+  const read = readTextForEdit(check.real, shown);
+  if ("error" in read) return json({ error: read.error });
+  const result = fuzzyFindAndReplace(read.text, args.old_string, args.new_string, {
+    replaceAll: args.replace_all ?? false,
+  });
+  if (result.error || result.count === 0) {
+    return json({ success: false, error: result.error ?? "old_string was not found", hint: REREAD_HINT });
+  }
+  try {
+    writeFileAtomic(check.real, result.content);
+  } catch (error) {
+    return json({ error: describeFsError(error, shown) });
+  }
+  return json({
+    success: true,
+    path: shown,
+    replacements: result.count,
+    strategy: result.strategy,
+    diff: unifiedDiff(read.text, result.content, shown),
+  });
+}
+
+/** Apply one hunk; the anchor narrows the search to the text after the anchor line. */
+function applyHunk(content: string, hunk: PatchHunk): { content: string } | { error: string } {
+  const oldText = hunk.oldLines.join("\n");
+  const newText = hunk.newLines.join("\n");
+  const anchorAt = hunk.anchor ? findAnchor(content, hunk.anchor) : -1;
+  if (!oldText) {
+    // Pure insertion: after the anchor line when there is one, else at the end of the file.
+    if (anchorAt >= 0) {
+      const lineEnd = content.indexOf("\n", anchorAt);
+      const at = lineEnd < 0 ? content.length : lineEnd + 1;
+      const prefix = lineEnd < 0 ? `${content}\n` : content.slice(0, at);
+      return { content: `${prefix}${newText}\n${content.slice(at)}` };
+    }
+    const separator = content === "" || content.endsWith("\n") ? "" : "\n";
+    return { content: `${content}${separator}${newText}\n` };
+  }
+  if (anchorAt >= 0) {
+    const tail = fuzzyFindAndReplace(content.slice(anchorAt), oldText, newText, {});
+    if (!tail.error && tail.count > 0) return { content: content.slice(0, anchorAt) + tail.content };
+  }
+  const whole = fuzzyFindAndReplace(content, oldText, newText, {});
+  if (whole.error || whole.count === 0) return { error: whole.error ?? "hunk not found" };
+  return { content: whole.content };
+}
+
+function findAnchor(content: string, anchor: string): number {
+  const exact = content.indexOf(anchor);
+  if (exact >= 0) return content.lastIndexOf("\n", exact) + 1;
+  let offset = 0;
+  for (const line of content.split("\n")) {
+    if (line.trim() === anchor.trim()) return offset;
+    offset += line.length + 1;
+  }
+  return -1;
+}
+
+interface PlannedWrite {
+  real: string;
+  shown: string;
+  before: string | null;
+  after: string | null;
+}
+
+async function patchMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+  if (!args.patch) return json({ error: "patch mode needs the patch text" });
+  let operations: ReturnType<typeof parseV4aPatch>;
+  try {
+    operations = parseV4aPatch(args.patch);
+  } catch (error) {
+    if (error instanceof PatchParseError) return json({ success: false, error: `Invalid patch: ${error.message}` });
+    throw error;
+  }
+  // Plan every change in memory first, so a failing hunk leaves every file untouched.
+  const planned: PlannedWrite[] = [];
+  const plan = (path: string): { real: string; shown: string } | { error: string } => {
+    const check = checkWritePath(path, ctx.cwd);
+    if (!check.ok) return { error: check.error };
+    return { real: check.real, shown: displayPath(check.path, ctx.cwd) };
+  };
+  for (const op of operations) {
+    const target = plan(op.path);
+    if ("error" in target) return json({ success: false, error: target.error });
+    if (op.kind === "add") {
+      if (existsSync(target.real)) {
+        return json({ success: false, error: `${target.shown} already exists; use "*** Update File:" to change it` });
+      }
+      planned.push({ ...target, before: null, after: op.content });
+      continue;
+    }
+    const read = readTextForEdit(target.real, target.shown);
+    if ("error" in read) return json({ success: false, error: read.error });
+    if (op.kind === "delete") {
+      planned.push({ ...target, before: read.text, after: null });
+      continue;
+    }
+    let content = read.text;
+    for (const [index, hunk] of op.hunks.entries()) {
+      const applied = applyHunk(content, hunk);
+      if ("error" in applied) {
+        return json({
+          success: false,
+          error: `Hunk ${index + 1} of ${target.shown} did not apply: ${applied.error}`,
+          hint: REREAD_HINT,
+        });
+      }
+      content = applied.content;
+    }
+    if (op.moveTo) {
+      const destination = plan(op.moveTo);
+      if ("error" in destination) return json({ success: false, error: destination.error });
+      planned.push({ ...target, before: read.text, after: null });
+      planned.push({ ...destination, before: null, after: content });
+    } else {
+      planned.push({ ...target, before: read.text, after: content });
+    }
+  }
+  return commitPlan(planned);
+}
+
+function commitPlan(planned: PlannedWrite[]): string {
+  const diffs: string[] = [];
+  const modified: string[] = [];
+  const created: string[] = [];
+  const deleted: string[] = [];
+  for (const write of planned) {
+    try {
+      if (write.after === null) {
+        unlinkSync(write.real);
+        deleted.push(write.shown);
+      } else {
+        mkdirSync(dirname(write.real), { recursive: true });
+        writeFileAtomic(write.real, write.after);
+        (write.before === null ? created : modified).push(write.shown);
+      }
+    } catch (error) {
+      return json({ success: false, error: describeFsError(error, write.shown), files_changed_before_error: modified });
+    }
+    diffs.push(unifiedDiff(write.before ?? "", write.after ?? "", write.shown));
+  }
+  return json({
+    success: true,
+    files_modified: modified,
+    files_created: created,
+    files_deleted: deleted,
+    diff: diffs.join("\n"),
+  });
+}
+
+export async function patchTool(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+  const mode = args.mode ?? (args.patch && !args.path ? "patch" : "replace");
+  return mode === "patch" ? patchMode(args, ctx) : replaceMode(args, ctx);
+}
+
+export function registerPatchTool(registry: ToolRegistry): void {
+  registry.register({
+    name: "patch",
+    toolset: "file",
+    description:
+      "Edit files without rewriting them. replace mode (default): find old_string in path and put new_string in its " +
+      "place; matching tolerates differences in whitespace, indentation and quote style, and old_string must be unique " +
+      "unless replace_all is true. patch mode: apply a V4A patch that may add, update, move and delete several files. " +
+      "Returns a unified diff of the change.",
+    parameters: patchParameters,
+    handler: patchTool,
+    parallelSafe: false,
+    pathArgs: ["path"],
+    emoji: "🔧",
+  });
+}

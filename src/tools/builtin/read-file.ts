@@ -1,0 +1,192 @@
+/** The `read_file` tool: a text file with line numbers, one page at a time. */
+import { createReadStream, readdirSync, statSync } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+import { describeFsError, isBinaryFile, isImagePath, json } from "./file-io.js";
+import { displayPath, readRefusal, realLocation, resolveToolPath } from "./file-paths.js";
+
+export const READ_DEFAULT_LIMIT = 500;
+export const READ_MAX_LIMIT = 2000;
+/** Longer lines are cut; minified files would otherwise fill the context with one line. */
+export const READ_MAX_LINE_CHARS = 2000;
+/** A page stops early once its text reaches this size, so the result is never capped mid-line. */
+export const READ_MAX_PAGE_CHARS = 80_000;
+/** Past this size the remaining lines are not counted, to keep a read of a huge log fast. */
+const COUNT_LINES_MAX_BYTES = 50 * 1024 * 1024;
+
+export const readFileParameters = z.object({
+  path: z.string().describe("Path to the file: absolute, relative to the working directory, or starting with ~"),
+  offset: z.number().int().min(1).optional().describe("Line number to start from (1-based, default 1)"),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(READ_MAX_LIMIT)
+    .optional()
+    .describe(`Maximum number of lines to return (default ${READ_DEFAULT_LIMIT}, at most ${READ_MAX_LIMIT})`),
+});
+
+export type ReadFileArgs = z.infer<typeof readFileParameters>;
+
+interface Page {
+  lines: string[];
+  firstLine: number;
+  /** Line after the last one shown, when the page stopped before the end of the file. */
+  nextOffset: number | null;
+  /** Total lines, or null when the file is too large to count quickly. */
+  totalLines: number | null;
+  cutLines: number;
+}
+
+export function numberLine(lineNumber: number, text: string): string {
+  return `${String(lineNumber).padStart(6)}|${text}`;
+}
+
+function cutLine(text: string): { text: string; cut: boolean } {
+  if (text.length <= READ_MAX_LINE_CHARS) return { text, cut: false };
+  const more = text.length - READ_MAX_LINE_CHARS;
+  return { text: `${text.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${more} more characters]`, cut: true };
+}
+
+async function readPage(path: string, offset: number, limit: number, size: number): Promise<Page> {
+  const stream = createReadStream(path, { encoding: "utf8" });
+  const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines: string[] = [];
+  let pageChars = 0;
+  let lineNumber = 0;
+  let nextOffset: number | null = null;
+  let cutLines = 0;
+  let counted = true;
+  const last = offset + limit - 1;
+  try {
+    for await (const raw of reader) {
+      lineNumber++;
+      const line = lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw;
+      if (lineNumber >= offset && lineNumber <= last && nextOffset === null) {
+        const { text, cut } = cutLine(line);
+        const numbered = numberLine(lineNumber, text);
+        if (lines.length > 0 && pageChars + numbered.length > READ_MAX_PAGE_CHARS) {
+          nextOffset = lineNumber;
+        } else {
+          lines.push(numbered);
+          pageChars += numbered.length + 1;
+          if (cut) cutLines++;
+        }
+      } else if (lineNumber > last && nextOffset === null) {
+        nextOffset = lineNumber;
+      }
+      if (nextOffset !== null && size > COUNT_LINES_MAX_BYTES) {
+        counted = false;
+        break;
+      }
+    }
+  } finally {
+    reader.close();
+    stream.destroy();
+  }
+  return { lines, firstLine: offset, nextOffset, totalLines: counted ? lineNumber : null, cutLines };
+}
+
+function similarNames(path: string): string[] {
+  const dir = dirname(path);
+  const wanted = basename(path).toLowerCase();
+  const stem = basename(path, extname(path)).toLowerCase();
+  try {
+    return readdirSync(dir)
+      .filter((name) => {
+        const lower = name.toLowerCase();
+        return (
+          lower === wanted ||
+          (stem.length >= 3 && lower.includes(stem)) ||
+          (lower.length >= 3 && wanted.includes(lower))
+        );
+      })
+      .slice(0, 5)
+      .map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+export async function readFileTool(args: ReadFileArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+  const path = resolveToolPath(args.path, ctx.cwd);
+  const shown = displayPath(path, ctx.cwd);
+  const real = realLocation(path);
+  const refusal = readRefusal(real);
+  if (refusal) return json({ error: refusal });
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) {
+      return json({ error: `${shown} is a directory. Use search_files with target "files" to list its contents.` });
+    }
+    size = stat.size;
+  } catch (error) {
+    const similar = similarNames(path).map((p) => displayPath(p, ctx.cwd));
+    return json({ error: describeFsError(error, shown), ...(similar.length ? { similar_files: similar } : {}) });
+  }
+  if (isImagePath(path)) {
+    return json({
+      error: `${shown} is an image (${size} bytes). read_file reads text only; use a vision tool to look at it.`,
+    });
+  }
+  if (isBinaryFile(path)) {
+    return json({
+      error: `${shown} is a binary file (${size} bytes). read_file reads text only; inspect it with a terminal command such as \`file\` or \`xxd | head\`.`,
+    });
+  }
+  const offset = args.offset ?? 1;
+  const limit = Math.min(args.limit ?? READ_DEFAULT_LIMIT, READ_MAX_LIMIT);
+  let page: Page;
+  try {
+    page = await readPage(path, offset, limit, size);
+  } catch (error) {
+    return json({ error: describeFsError(error, shown) });
+  }
+  return json(formatPage(shown, size, page));
+}
+
+function formatPage(path: string, size: number, page: Page): Record<string, unknown> {
+  const total = page.totalLines;
+  if (page.lines.length === 0) {
+    const note =
+      total === 0 ? "The file is empty." : `offset ${page.firstLine} is past the end of the file (${total} lines).`;
+    return { path, content: "", total_lines: total, file_size: size, note };
+  }
+  const lastShown = page.firstLine + page.lines.length - 1;
+  const result: Record<string, unknown> = {
+    path,
+    content: page.lines.join("\n"),
+    total_lines: total,
+    lines_shown: `${page.firstLine}-${lastShown}`,
+    file_size: size,
+  };
+  const notes: string[] = [];
+  if (page.nextOffset !== null) {
+    result.truncated = true;
+    const of = total === null ? `a file of ${size} bytes` : `${total} lines`;
+    notes.push(`Showing lines ${page.firstLine}-${lastShown} of ${of}. Use offset=${page.nextOffset} to read more.`);
+  }
+  if (page.cutLines > 0) notes.push(`${page.cutLines} long line(s) were cut at ${READ_MAX_LINE_CHARS} characters.`);
+  if (notes.length) result.note = notes.join(" ");
+  return result;
+}
+
+export function registerReadFileTool(registry: ToolRegistry): void {
+  registry.register({
+    name: "read_file",
+    toolset: "file",
+    description:
+      "Read a text file with line numbers (each line shown as `     N|text`), a page at a time. " +
+      `Returns up to ${READ_DEFAULT_LIMIT} lines by default; use offset and limit to page through larger files. ` +
+      "Refuses binary files. Prefer this over cat/head/tail in the terminal.",
+    parameters: readFileParameters,
+    handler: readFileTool,
+    parallelSafe: true,
+    pathArgs: ["path"],
+    maxResultChars: 100_000,
+    emoji: "📖",
+  });
+}

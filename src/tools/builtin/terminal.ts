@@ -1,0 +1,203 @@
+/**
+ * The `terminal` tool: run a shell command in the session's working directory, in the
+ * foreground (wait for it, with a time limit) or in the background (hand it to the process
+ * manager). Every command passes the approval policy first.
+ */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { ApprovalPolicy } from "../approval/policy.js";
+import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";
+import { commandEnv, exitCodeOf, spawnShell, superviseChild } from "../process-group.js";
+import { defaultProcessManager, type ProcessManager } from "../process-manager.js";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+
+export const DEFAULT_TERMINAL_TIMEOUT_SECONDS = 180;
+export const MAX_FOREGROUND_TIMEOUT_SECONDS = 600;
+export const DEFAULT_TERMINAL_OUTPUT_CHARS = 50_000;
+const EXIT_TIMEOUT = 124;
+const EXIT_INTERRUPTED = 130;
+
+export interface TerminalDeps {
+  processManager?: ProcessManager;
+  /** Shared approval state; `ctx.services.approvals` overrides it per call. */
+  approvals?: ApprovalPolicy;
+  /** `terminal.timeout`: default foreground limit in seconds. */
+  defaultTimeoutSeconds?: number;
+  /** Largest foreground timeout accepted; default `TERMINAL_MAX_FOREGROUND_TIMEOUT` or 600. */
+  maxForegroundTimeoutSeconds?: number;
+  /** Output kept for the model; the middle of longer output is dropped with a marker. */
+  maxOutputChars?: number;
+  /** Time between SIGTERM and SIGKILL when stopping a command. */
+  killGraceMs?: number;
+}
+
+export const terminalParameters = z.object({
+  command: z.string().describe("The shell command to run (bash)."),
+  background: z
+    .boolean()
+    .optional()
+    .describe(
+      "Run in the background and return a session_id at once. Use for servers and watchers that never exit, or for long jobs together with notify_on_complete. Manage it with the process tool.",
+    ),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "Seconds to wait for a foreground command before killing it (default 180, at most 600). The call returns as soon as the command finishes, so a generous value costs nothing. For longer work use background=true.",
+    ),
+  workdir: z
+    .string()
+    .optional()
+    .describe("Directory to run in (absolute, or relative to the session's working directory)."),
+  notify_on_complete: z
+    .boolean()
+    .optional()
+    .describe(
+      "With background=true: get one notification when the process exits, so you can keep working instead of polling.",
+    ),
+});
+
+export type TerminalArgs = z.infer<typeof terminalParameters>;
+
+export interface TerminalResult {
+  output: string;
+  exit_code: number;
+  error?: string;
+  session_id?: string;
+  pid?: number | null;
+}
+
+const DESCRIPTION = [
+  "Run a shell command (bash) on the user's machine in the session's working directory.",
+  "stdout and stderr are merged; colours are stripped and very long output keeps its beginning and end.",
+  "The result is JSON: {output, exit_code, error?}.",
+  "Commands that could destroy data ask the user first; some are never allowed.",
+  "Long-running work: background=true (plus notify_on_complete=true for jobs that end), then the process tool.",
+  "Prefer the file tools for reading and editing files.",
+].join(" ");
+
+export function registerTerminalTools(registry: ToolRegistry, deps: TerminalDeps = {}): void {
+  const fallbackPolicy = deps.approvals ?? new ApprovalPolicy();
+  registry.register({
+    name: "terminal",
+    toolset: "terminal",
+    description: DESCRIPTION,
+    parameters: terminalParameters,
+    emoji: "💻",
+    maxResultChars: 100_000,
+    handler: async (args, ctx) => JSON.stringify(await runTerminal(args, ctx, { ...deps, approvals: fallbackPolicy })),
+  });
+}
+
+function fail(error: string, exitCode = -1): TerminalResult {
+  return { output: "", exit_code: exitCode, error };
+}
+
+export async function runTerminal(
+  args: TerminalArgs,
+  ctx: ToolContext,
+  deps: TerminalDeps = {},
+): Promise<TerminalResult> {
+  const command = args.command.trim();
+  if (!command) return fail("command is empty");
+  const maxTimeout = deps.maxForegroundTimeoutSeconds ?? foregroundLimitFromEnv() ?? MAX_FOREGROUND_TIMEOUT_SECONDS;
+  const timeout = args.timeout ?? deps.defaultTimeoutSeconds ?? DEFAULT_TERMINAL_TIMEOUT_SECONDS;
+  if (!args.background && timeout > maxTimeout) {
+    return fail(
+      `timeout ${timeout}s is above the foreground limit of ${maxTimeout}s; run it with background=true and notify_on_complete=true instead`,
+    );
+  }
+  const cwd = args.workdir ? resolve(ctx.cwd, args.workdir) : ctx.cwd;
+  if (!isDirectory(cwd)) return fail(`working directory does not exist: ${cwd}`);
+
+  const policy = (ctx.services?.approvals as ApprovalPolicy | undefined) ?? deps.approvals ?? new ApprovalPolicy();
+  const verdict = await policy.check(command, ctx);
+  if (!verdict.allowed) return fail(verdict.message);
+
+  if (args.background) return startBackground(command, cwd, args.notify_on_complete === true, ctx, deps);
+  return runForeground(command, cwd, timeout, ctx.signal, deps);
+}
+
+function foregroundLimitFromEnv(): number | undefined {
+  const value = Number(process.env.TERMINAL_MAX_FOREGROUND_TIMEOUT);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function startBackground(
+  command: string,
+  cwd: string,
+  notify: boolean,
+  ctx: ToolContext,
+  deps: TerminalDeps,
+): TerminalResult {
+  const manager =
+    (ctx.services?.processManager as ProcessManager | undefined) ?? deps.processManager ?? defaultProcessManager();
+  const notifier = ctx.services?.notify as ((text: string) => void) | undefined;
+  let info: ReturnType<ProcessManager["start"]>;
+  try {
+    info = manager.start({
+      command,
+      cwd,
+      env: commandEnv(),
+      sessionId: ctx.sessionId,
+      taskId: ctx.taskId,
+      onComplete: notify ? notifier : undefined,
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  let output = `Background process started (session_id ${info.session_id}). Use the process tool to poll, read its log, wait for it or kill it.`;
+  if (notify && !notifier) output += " Completion notifications are not available here; poll it instead.";
+  else if (notify) output += " You will be notified when it exits.";
+  return { output, exit_code: 0, session_id: info.session_id, pid: info.pid };
+}
+
+export async function runForeground(
+  command: string,
+  cwd: string,
+  timeoutSeconds: number,
+  signal: AbortSignal,
+  deps: Pick<TerminalDeps, "maxOutputChars" | "killGraceMs"> = {},
+): Promise<TerminalResult> {
+  if (signal.aborted) return fail("Command not started: the turn was interrupted", EXIT_INTERRUPTED);
+  const limit = deps.maxOutputChars ?? DEFAULT_TERMINAL_OUTPUT_CHARS;
+  // The end of the output (errors, summaries) usually matters more than the start.
+  const buffer = new HeadTailBuffer(Math.floor(limit * 0.4), Math.floor(limit * 0.6));
+  const child = spawnShell(command, { cwd, env: commandEnv(), stdin: "ignore" });
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => buffer.append(chunk));
+  child.stderr?.on("data", (chunk: string) => buffer.append(chunk));
+  try {
+    const exit = await superviseChild(child, {
+      timeoutMs: timeoutSeconds * 1000,
+      signal,
+      graceMs: deps.killGraceMs,
+    });
+    const output = cleanTerminalOutput(buffer.text());
+    if (exit.stopReason === "timeout") {
+      return {
+        output,
+        exit_code: EXIT_TIMEOUT,
+        error: `Command timed out after ${timeoutSeconds}s and was killed (with its child processes). For long-running work use background=true.`,
+      };
+    }
+    if (exit.stopReason === "interrupted") {
+      return { output, exit_code: EXIT_INTERRUPTED, error: "Command interrupted: the turn was cancelled." };
+    }
+    return { output, exit_code: exitCodeOf(exit) };
+  } catch (err) {
+    return fail(`could not start the command: ${(err as Error).message}`, 127);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The web toolset: `web_search` through Tavily, Exa or Firecrawl (whichever has a key), and
+ * `web_extract`, which uses the same backend when there is one and otherwise fetches pages
+ * itself and converts their HTML to markdown.
+ */
+import { z } from "zod";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+import { selectWebBackend } from "../web/backends.js";
+import { fetchPage } from "../web/fetch-page.js";
+import type { Env, ExtractedPage } from "../web/types.js";
+
+export const WEB_SEARCH_DEFAULT_LIMIT = 5;
+export const WEB_SEARCH_MAX_LIMIT = 10;
+export const WEB_EXTRACT_MAX_URLS = 5;
+/** Total characters of page text one web_extract call returns, shared between its pages. */
+const EXTRACT_TOTAL_CHARS = 90_000;
+const EXTRACT_PAGE_MAX_CHARS = 50_000;
+
+export interface WebToolsOptions {
+  /** Backend by name (config `web.backend`); default: HERMES_WEB_BACKEND, else the first with a key. */
+  backend?: string;
+  /** Where API keys and base URLs are read, at call time (default process.env). */
+  env?: () => Env;
+}
+
+export const webSearchParameters = z.object({
+  query: z.string().min(1).describe("What to search the web for"),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(WEB_SEARCH_MAX_LIMIT)
+    .optional()
+    .describe(`Number of results (default ${WEB_SEARCH_DEFAULT_LIMIT})`),
+});
+
+export const webExtractParameters = z.object({
+  urls: z
+    .array(z.string())
+    .min(1)
+    .max(WEB_EXTRACT_MAX_URLS)
+    .describe(`Up to ${WEB_EXTRACT_MAX_URLS} http(s) URLs to read`),
+});
+
+function currentEnv(options: WebToolsOptions): Env {
+  return options.env ? options.env() : process.env;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function webSearchTool(
+  args: z.infer<typeof webSearchParameters>,
+  ctx: Pick<ToolContext, "signal">,
+  options: WebToolsOptions = {},
+): Promise<string> {
+  const backend = selectWebBackend(currentEnv(options), options.backend);
+  if (!backend) {
+    return JSON.stringify({
+      error: "Web search needs an API key: set TAVILY_API_KEY, EXA_API_KEY or FIRECRAWL_API_KEY.",
+    });
+  }
+  const limit = args.limit ?? WEB_SEARCH_DEFAULT_LIMIT;
+  try {
+    const hits = await backend.search(args.query, limit, ctx.signal);
+    const results = hits.filter((hit) => hit.url).slice(0, limit);
+    return JSON.stringify({ query: args.query, backend: backend.name, count: results.length, results });
+  } catch (error) {
+    return JSON.stringify({ error: `Web search failed: ${errorMessage(error)}`, backend: backend.name });
+  }
+}
+
+function capPage(page: ExtractedPage, limit: number): ExtractedPage {
+  if (page.content.length <= limit) return page;
+  const removed = page.content.length - limit;
+  return { ...page, content: `${page.content.slice(0, limit)}\n\n[... ${removed} more characters not shown ...]` };
+}
+
+export async function webExtractTool(
+  args: z.infer<typeof webExtractParameters>,
+  ctx: Pick<ToolContext, "signal">,
+  options: WebToolsOptions = {},
+): Promise<string> {
+  const urls = args.urls.map((url) => url.trim()).filter(Boolean);
+  if (urls.length === 0) return JSON.stringify({ error: "Give at least one URL." });
+  const backend = selectWebBackend(currentEnv(options), options.backend);
+  let pages: ExtractedPage[] | null = null;
+  let backendError: string | undefined;
+  if (backend) {
+    try {
+      pages = await backend.extract(urls, ctx.signal);
+    } catch (error) {
+      backendError = `${backend.name}: ${errorMessage(error)}`;
+    }
+  }
+  // Pages the backend could not read (or all of them, without a backend) are fetched directly.
+  const results = await Promise.all(
+    urls.map(async (url, i) => {
+      const fromBackend = pages?.[i];
+      if (fromBackend && !fromBackend.error && fromBackend.content) return fromBackend;
+      const direct = await fetchPage(url, ctx.signal);
+      if (direct.error && fromBackend?.error) direct.error = `${fromBackend.error}; direct fetch: ${direct.error}`;
+      return direct;
+    }),
+  );
+  const perPage = Math.min(EXTRACT_PAGE_MAX_CHARS, Math.floor(EXTRACT_TOTAL_CHARS / urls.length));
+  return JSON.stringify({
+    ...(backend ? { backend: backend.name } : { backend: "direct" }),
+    ...(backendError ? { backend_error: backendError } : {}),
+    results: results.map((page) => capPage(page, perPage)),
+  });
+}
+
+export function registerWebTools(registry: ToolRegistry, options: WebToolsOptions = {}): void {
+  registry.register({
+    name: "web_search",
+    toolset: "web",
+    description:
+      "Search the web for current information. Returns titles, URLs and short descriptions; " +
+      "use web_extract to read a page in full.",
+    parameters: webSearchParameters,
+    handler: (args, ctx) => webSearchTool(args, ctx, options),
+    check: () => selectWebBackend(currentEnv(options), options.backend) !== null,
+    parallelSafe: true,
+    emoji: "🌐",
+  });
+  registry.register({
+    name: "web_extract",
+    toolset: "web",
+    description:
+      `Read up to ${WEB_EXTRACT_MAX_URLS} web pages and return their main content as markdown ` +
+      "(headings, links, lists and code kept; scripts and navigation dropped).",
+    parameters: webExtractParameters,
+    handler: (args, ctx) => webExtractTool(args, ctx, options),
+    parallelSafe: true,
+    maxResultChars: 100_000,
+    emoji: "📄",
+  });
+}

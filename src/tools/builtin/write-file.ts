@@ -1,0 +1,58 @@
+/** The `write_file` tool: replace a file's whole content, creating parent directories. */
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { z } from "zod";
+import type { ToolContext, ToolRegistry } from "../registry.js";
+import { describeFsError, json, writeFileAtomic } from "./file-io.js";
+import { checkWritePath, displayPath } from "./file-paths.js";
+
+export const writeFileParameters = z.object({
+  path: z
+    .string()
+    .describe("Path of the file to write: absolute, relative to the working directory, or starting with ~"),
+  content: z.string().describe("The complete new content of the file"),
+});
+
+export type WriteFileArgs = z.infer<typeof writeFileParameters>;
+
+export async function writeFileTool(args: WriteFileArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+  const check = checkWritePath(args.path, ctx.cwd);
+  if (!check.ok) return json({ error: check.error });
+  const shown = displayPath(check.path, ctx.cwd);
+  // Write to the real location, so a symlink keeps pointing at the updated file.
+  const target = check.real;
+  try {
+    if (existsSync(target) && statSync(target).isDirectory()) {
+      return json({ error: `${shown} is a directory; give a file path.` });
+    }
+    const parent = dirname(target);
+    const dirsCreated = !existsSync(parent);
+    if (dirsCreated) mkdirSync(parent, { recursive: true });
+    const created = !existsSync(target);
+    writeFileAtomic(target, args.content);
+    return json({
+      success: true,
+      path: shown,
+      bytes_written: Buffer.byteLength(args.content, "utf8"),
+      created,
+      ...(dirsCreated ? { dirs_created: true } : {}),
+    });
+  } catch (error) {
+    return json({ error: describeFsError(error, shown) });
+  }
+}
+
+export function registerWriteFileTool(registry: ToolRegistry): void {
+  registry.register({
+    name: "write_file",
+    toolset: "file",
+    description:
+      "Write a file, replacing its whole content (parent directories are created). " +
+      "For small changes to an existing file prefer patch, which shows a diff and keeps the rest intact.",
+    parameters: writeFileParameters,
+    handler: writeFileTool,
+    parallelSafe: false,
+    pathArgs: ["path"],
+    emoji: "✍️",
+  });
+}

@@ -1,0 +1,306 @@
+/**
+ * Background processes started by `terminal(background=true)`: each keeps a capped rolling
+ * output buffer, can be polled, read, waited on, written to and killed, and may announce its
+ * exit through a callback. Every process still running is killed when the manager is disposed
+ * or the Node process exits.
+ */
+
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { cleanTerminalOutput, RingBuffer } from "./output-capture.js";
+import {
+  type ChildExit,
+  commandEnv,
+  exitCodeOf,
+  signalGroup,
+  spawnShell,
+  terminateGroup,
+  waitForChild,
+} from "./process-group.js";
+
+export const DEFAULT_PROCESS_BUFFER_CHARS = 200_000;
+export const DEFAULT_MAX_PROCESSES = 64;
+const DEFAULT_LOG_LINES = 200;
+const NOTIFY_TAIL_CHARS = 2000;
+const WAIT_TAIL_CHARS = 10_000;
+
+export type ProcessStatus = "running" | "exited" | "killed";
+
+export interface StartProcessOptions {
+  command: string;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** Owner of the process; other sessions cannot see or touch it. */
+  sessionId?: string;
+  taskId?: string;
+  /** Called once with a short report when the process exits. Must not throw (errors are swallowed). */
+  onComplete?: (text: string) => void;
+}
+
+export interface ProcessInfo {
+  session_id: string;
+  command: string;
+  pid: number | null;
+  cwd: string;
+  status: ProcessStatus;
+  exit_code: number | null;
+  started_at: string;
+  uptime_seconds: number;
+  output_chars: number;
+}
+
+interface ManagedProcess {
+  id: string;
+  command: string;
+  cwd: string;
+  child: ChildProcess;
+  output: RingBuffer;
+  startedAt: number;
+  endedAt?: number;
+  exit?: ChildExit;
+  killed: boolean;
+  pollCursor: number;
+  owner?: string;
+  done: Promise<void>;
+}
+
+export class ProcessNotFoundError extends Error {}
+
+export interface ProcessManagerOptions {
+  bufferChars?: number;
+  maxProcesses?: number;
+  killGraceMs?: number;
+}
+
+export class ProcessManager {
+  private readonly processes = new Map<string, ManagedProcess>();
+  private readonly bufferChars: number;
+  private readonly maxProcesses: number;
+  private readonly killGraceMs: number;
+
+  constructor(options: ProcessManagerOptions = {}) {
+    this.bufferChars = options.bufferChars ?? DEFAULT_PROCESS_BUFFER_CHARS;
+    this.maxProcesses = options.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+    this.killGraceMs = options.killGraceMs ?? 2000;
+  }
+
+  start(options: StartProcessOptions): ProcessInfo {
+    this.pruneFinished();
+    const running = [...this.processes.values()].filter((p) => !p.exit).length;
+    if (running >= this.maxProcesses) {
+      throw new Error(`too many background processes (${running}); kill some with process(action="kill") first`);
+    }
+    watchForExit(this);
+    const child = spawnShell(options.command, { cwd: options.cwd, env: options.env ?? commandEnv(), stdin: "pipe" });
+    const record: ManagedProcess = {
+      id: `proc_${randomBytes(6).toString("hex")}`,
+      command: options.command,
+      cwd: options.cwd,
+      child,
+      output: new RingBuffer(this.bufferChars),
+      startedAt: Date.now(),
+      killed: false,
+      pollCursor: 0,
+      owner: options.sessionId ?? options.taskId,
+      done: Promise.resolve(),
+    };
+    child.stdout?.setEncoding("utf8");
+    child.stderr?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => record.output.append(chunk));
+    child.stderr?.on("data", (chunk: string) => record.output.append(chunk));
+    // Writing to a process that already exited must not crash the agent.
+    child.stdin?.on("error", () => {});
+    record.done = waitForChild(child).then(
+      (exit) => this.finish(record, exit, options.onComplete),
+      (err: Error) => {
+        record.output.append(`\n[failed to start: ${err.message}]\n`);
+        this.finish(record, { code: 127, signal: null }, options.onComplete);
+      },
+    );
+    this.processes.set(record.id, record);
+    return this.info(record);
+  }
+
+  /** Processes visible to `owner` (all of them when no owner is given). */
+  list(owner?: string): ProcessInfo[] {
+    return [...this.processes.values()].filter((p) => this.visible(p, owner)).map((p) => this.info(p));
+  }
+
+  /** Status plus the output produced since the previous poll. */
+  poll(id: string, owner?: string): ProcessInfo & { new_output: string } {
+    const record = this.find(id, owner);
+    const newOutput = record.output.since(record.pollCursor);
+    record.pollCursor = record.output.end;
+    return { ...this.info(record), new_output: cleanTerminalOutput(newOutput) };
+  }
+
+  /**
+   * Output lines with pagination. Without an offset the last `limit` lines are returned;
+   * `offset` counts lines from the start of the output still held in the buffer.
+   */
+  log(
+    id: string,
+    options: { offset?: number; limit?: number } = {},
+    owner?: string,
+  ): ProcessInfo & { output: string; total_lines: number; offset: number; lines_returned: number } {
+    const record = this.find(id, owner);
+    const text = cleanTerminalOutput(record.output.text());
+    const lines = text.length === 0 ? [] : text.replace(/\n$/, "").split("\n");
+    const limit = Math.max(1, options.limit ?? DEFAULT_LOG_LINES);
+    const offset = options.offset === undefined ? Math.max(0, lines.length - limit) : Math.max(0, options.offset);
+    const slice = lines.slice(offset, offset + limit);
+    const dropped = record.output.droppedChars;
+    const prefix = dropped > 0 && offset === 0 ? `[${dropped} earlier characters no longer held]\n` : "";
+    return {
+      ...this.info(record),
+      output: prefix + slice.join("\n"),
+      total_lines: lines.length,
+      offset,
+      lines_returned: slice.length,
+    };
+  }
+
+  /** Block until the process exits or `timeoutMs` passes (or `signal` aborts). */
+  async wait(
+    id: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    owner?: string,
+  ): Promise<ProcessInfo & { timed_out: boolean; output: string }> {
+    const record = this.find(id, owner);
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      onAbort = () => resolve();
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    await Promise.race([record.done, stop]);
+    if (timer) clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    const tail = cleanTerminalOutput(record.output.text()).slice(-WAIT_TAIL_CHARS);
+    return { ...this.info(record), timed_out: !record.exit, output: tail };
+  }
+
+  async kill(id: string, owner?: string): Promise<ProcessInfo> {
+    const record = this.find(id, owner);
+    if (!record.exit) {
+      record.killed = true;
+      await terminateGroup(record.child, record.done, this.killGraceMs);
+    }
+    return this.info(record);
+  }
+
+  /** Send text to the process's stdin. */
+  write(id: string, data: string, owner?: string): ProcessInfo {
+    const record = this.find(id, owner);
+    const stdin = record.child.stdin;
+    if (record.exit || !stdin || stdin.destroyed || stdin.writableEnded) {
+      throw new Error(`process ${id} is not accepting input (it has exited or its stdin is closed)`);
+    }
+    stdin.write(data);
+    return this.info(record);
+  }
+
+  /** Close stdin (EOF) so programs reading until end of input can finish. */
+  closeStdin(id: string, owner?: string): ProcessInfo {
+    const record = this.find(id, owner);
+    record.child.stdin?.end();
+    return this.info(record);
+  }
+
+  /** Kill every running process and forget all records. */
+  async dispose(): Promise<void> {
+    const running = [...this.processes.values()].filter((p) => !p.exit);
+    for (const record of running) record.killed = true;
+    await Promise.all(running.map((p) => terminateGroup(p.child, p.done, this.killGraceMs)));
+    this.processes.clear();
+    liveManagers.delete(this);
+  }
+
+  /** Synchronous last resort when Node exits: SIGKILL every group still running. */
+  killAllNow(): void {
+    for (const record of this.processes.values()) if (!record.exit) signalGroup(record.child.pid, "SIGKILL");
+  }
+
+  private finish(record: ManagedProcess, exit: ChildExit, onComplete?: (text: string) => void): void {
+    record.exit = exit;
+    record.endedAt = Date.now();
+    if (!onComplete) return;
+    try {
+      onComplete(this.completionReport(record));
+    } catch {
+      // A failing notifier must not take the process manager down with it.
+    }
+  }
+
+  private completionReport(record: ManagedProcess): string {
+    const info = this.info(record);
+    const how = record.killed ? "was killed" : `exited with code ${info.exit_code}`;
+    const tail = cleanTerminalOutput(record.output.text()).slice(-NOTIFY_TAIL_CHARS).trimEnd();
+    return [
+      `[Background process ${record.id} ${how} after ${info.uptime_seconds}s]`,
+      `Command: ${record.command}`,
+      tail ? `Last output:\n${tail}` : "No output.",
+    ].join("\n");
+  }
+
+  private find(id: string, owner?: string): ManagedProcess {
+    const record = this.processes.get(id);
+    if (!record || !this.visible(record, owner)) throw new ProcessNotFoundError(`no background process "${id}"`);
+    return record;
+  }
+
+  private visible(record: ManagedProcess, owner?: string): boolean {
+    return owner === undefined || record.owner === undefined || record.owner === owner;
+  }
+
+  private info(record: ManagedProcess): ProcessInfo {
+    const end = record.endedAt ?? Date.now();
+    let status: ProcessStatus = "running";
+    if (record.exit) status = record.killed ? "killed" : "exited";
+    return {
+      session_id: record.id,
+      command: record.command,
+      pid: record.child.pid ?? null,
+      cwd: record.cwd,
+      status,
+      exit_code: record.exit ? exitCodeOf(record.exit) : null,
+      started_at: new Date(record.startedAt).toISOString(),
+      uptime_seconds: Math.round((end - record.startedAt) / 100) / 10,
+      output_chars: record.output.end,
+    };
+  }
+
+  /** Keep at most `maxProcesses` records by dropping the oldest finished ones. */
+  private pruneFinished(): void {
+    const finished = [...this.processes.values()].filter((p) => p.exit).sort((a, b) => a.startedAt - b.startedAt);
+    let excess = this.processes.size - this.maxProcesses + 1;
+    for (const record of finished) {
+      if (excess <= 0) break;
+      this.processes.delete(record.id);
+      excess--;
+    }
+  }
+}
+
+const liveManagers = new Set<ProcessManager>();
+let exitHookInstalled = false;
+
+/** One `exit` listener for all managers, so none of their processes outlives Node. */
+function watchForExit(manager: ProcessManager): void {
+  liveManagers.add(manager);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const live of liveManagers) live.killAllNow();
+  });
+}
+
+let shared: ProcessManager | undefined;
+
+/** The process-wide manager the terminal and process tools use unless given their own. */
+export function defaultProcessManager(): ProcessManager {
+  shared ??= new ProcessManager();
+  return shared;
+}

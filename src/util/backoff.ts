@@ -1,0 +1,87 @@
+/**
+ * Retry delays and abortable sleeping.
+ *
+ * The default jitter source is a small PRNG reseeded on every call from a per-process random
+ * value, a call counter and the clock, so concurrent sessions (in one process or many) that
+ * fail at the same moment spread their retries instead of hammering the provider in step.
+ */
+import { randomBytes } from "node:crypto";
+
+export interface BackoffOptions {
+  /** Delay of the first retry before jitter (default 5 s). */
+  baseMs?: number;
+  /** Ceiling of the exponential part before jitter (default 120 s). */
+  capMs?: number;
+  /** Jitter adds up to this fraction of the delay (default 0.5). */
+  jitterRatio?: number;
+  /** Uniform random in [0, 1); defaults to the decorrelated source described above. */
+  random?: () => number;
+  /** A server-given wait (retry-after): the result is never shorter than it (after capping). */
+  retryAfterMs?: number;
+  /** A server-given wait longer than this is capped to it (default 5 min). */
+  maxRetryAfterMs?: number;
+}
+
+const PROCESS_SEED = randomBytes(4).readUInt32LE(0);
+const GOLDEN_RATIO_32 = 0x9e3779b9;
+let tick = 0;
+
+/** mulberry32: one well-mixed 32-bit step, enough to turn a seed into a uniform draw. */
+function mix32(seed: number): number {
+  let t = (seed + 0x6d2b79f5) >>> 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+export function decorrelatedRandom(): number {
+  tick = (tick + 1) >>> 0;
+  const clock = Number(process.hrtime.bigint() & 0xffffffffn);
+  return mix32((PROCESS_SEED ^ Math.imul(tick, GOLDEN_RATIO_32) ^ clock) >>> 0);
+}
+
+/**
+ * Delay before retry number `attempt` (1-based): base * 2^(attempt-1) capped at capMs, plus up
+ * to jitterRatio of that as jitter. A retry-after from the server sets a floor, with a little
+ * jitter of its own so sessions told the same instant do not all wake together.
+ */
+export function backoffDelayMs(attempt: number, options: BackoffOptions = {}): number {
+  const baseMs = options.baseMs ?? 5000;
+  const capMs = options.capMs ?? 120_000;
+  const jitterRatio = options.jitterRatio ?? 0.5;
+  const random = options.random ?? decorrelatedRandom;
+  const exponent = Math.max(0, Math.floor(attempt) - 1);
+  const delay = Math.min(baseMs * 2 ** Math.min(exponent, 52), capMs);
+  const jittered = delay + random() * jitterRatio * delay;
+  if (options.retryAfterMs === undefined || !(options.retryAfterMs > 0)) return jittered;
+  const serverWait = Math.min(options.retryAfterMs, options.maxRetryAfterMs ?? 300_000);
+  return Math.max(jittered, serverWait + random() * 0.1 * serverWait);
+}
+
+export function abortError(reason?: unknown): Error {
+  const error = new Error("The operation was aborted", reason === undefined ? undefined : { cause: reason });
+  error.name = "AbortError";
+  return error;
+}
+
+/** Waits `ms`, or rejects with an AbortError as soon as `signal` aborts (or at once if it has). */
+export function sleepWithSignal(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortError(signal.reason));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal?.reason));
+    };
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
