@@ -123,14 +123,14 @@ export class Agent {
 
     if (opts.conversationHistory)
       this.history = repairHistory(opts.conversationHistory.filter((m) => m.role !== "system"));
-    else if (this.history.length === 0) this.history = await this.recorder.loadHistory();
+    else if (this.history.length === 0) this.history = repairHistory(await this.recorder.loadHistory());
     const systemPrompt = await this.ensureSystemPrompt(opts.systemMessage, toolNames, primary);
 
     const steerPrefix = this.pendingSteer
       .splice(0)
       .map((note) => `[Note from the user: ${note}]\n\n`)
       .join("");
-    await this.append({ role: "user", content: steerPrefix + sanitizeUserText(userMessage) });
+    await this.appendUserMessage(steerPrefix + sanitizeUserText(userMessage));
 
     const ctx: ToolContext = {
       cwd: this.options.cwd ?? process.cwd(),
@@ -275,6 +275,17 @@ export class Agent {
       provider: lastRoute.provider,
       ...(error ? { error } : {}),
     };
+  }
+
+  /** A turn interrupted before any reply leaves a user message last; the next one joins it. */
+  private async appendUserMessage(content: string): Promise<void> {
+    const last = this.history.at(-1);
+    await this.recorder.append({ role: "user", content });
+    if (last?.role === "user") {
+      this.history[this.history.length - 1] = { role: "user", content: `${textOf(last.content)}\n\n${content}` };
+    } else {
+      this.history.push({ role: "user", content });
+    }
   }
 
   private async append(message: Message): Promise<void> {

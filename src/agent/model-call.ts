@@ -148,7 +148,10 @@ export async function callModel(
           continue;
         }
       }
-      const switchNow = classified.shouldFallback || (classified.retryable && attempt >= policy.maxRetries);
+      // Transient faults get the primary's retries first; errors that retrying cannot fix (and
+      // rate limits, where waiting is the expensive path) switch at once.
+      const eager = !classified.retryable || classified.reason === "rate_limit";
+      const switchNow = (classified.shouldFallback && eager) || (classified.retryable && attempt >= policy.maxRetries);
       if (hasFallback && switchNow) {
         routeIndex++;
         attempt = 0;

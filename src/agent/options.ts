@@ -1,4 +1,5 @@
 /** Agent construction options, and how they turn into model routes and the enabled tool list. */
+import type { CredentialPool } from "../llm/credential-pool.js";
 import { createTransport } from "../llm/providers.js";
 import type { ApiMode, Transport } from "../llm/types.js";
 import type { SessionStore } from "../state/session-store.js";
@@ -15,6 +16,8 @@ export interface RouteSpec {
   baseUrl?: string;
   apiKey?: string;
   apiMode?: ApiMode;
+  /** Several keys for this provider; rotated on errors flagged for rotation. */
+  credentialPool?: CredentialPool;
 }
 
 export interface AgentOptions {
@@ -23,6 +26,8 @@ export interface AgentOptions {
   baseUrl?: string;
   apiKey?: string;
   apiMode?: ApiMode;
+  /** Several keys for the primary provider (`hermes auth add`); rotated on 401/402/429. */
+  credentialPool?: CredentialPool;
   /** Use this transport instead of building one from provider/baseUrl/apiKey. */
   transport?: Transport;
   /** Tried in order when the primary fails with an error flagged for fallback (`fallback_providers`). */
@@ -61,15 +66,36 @@ export interface AgentOptions {
   onEvent?: AgentListener;
 }
 
-async function routeFor(spec: RouteSpec): Promise<ModelRoute> {
-  const transport = await createTransport({
+function transportFor(spec: RouteSpec, apiKey: string | undefined): Promise<Transport> {
+  return createTransport({
     provider: spec.provider,
     model: spec.model,
     ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}),
-    ...(spec.apiKey ? { apiKey: spec.apiKey } : {}),
+    ...(apiKey ? { apiKey } : {}),
     ...(spec.apiMode ? { apiMode: spec.apiMode } : {}),
   });
-  return { provider: spec.provider, model: spec.model, transport };
+}
+
+async function routeFor(spec: RouteSpec): Promise<ModelRoute> {
+  const pool = spec.credentialPool;
+  const pooledKey = pool ? (pool.current() ?? pool.select())?.accessToken : undefined;
+  const route: ModelRoute = {
+    provider: spec.provider,
+    model: spec.model,
+    transport: await transportFor(spec, pooledKey ?? spec.apiKey),
+  };
+  if (pool) {
+    // Each route rotates only its own pool, so a fallback's 429 never marks the primary's keys.
+    route.rotateCredential = async (error) => {
+      const next = pool.markExhaustedAndRotate({
+        ...(error.statusCode !== undefined ? { statusCode: error.statusCode } : {}),
+        reason: error.errorCode ?? error.reason,
+        ...(error.resetAt !== undefined ? { resetAt: error.resetAt } : {}),
+      });
+      return next ? transportFor(spec, next.accessToken) : undefined;
+    };
+  }
+  return route;
 }
 
 export async function resolveRoutes(options: AgentOptions): Promise<ModelRoute[]> {
@@ -82,6 +108,7 @@ export async function resolveRoutes(options: AgentOptions): Promise<ModelRoute[]
         ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),
         ...(options.apiMode ? { apiMode: options.apiMode } : {}),
+        ...(options.credentialPool ? { credentialPool: options.credentialPool } : {}),
       });
   const fallbacks = await Promise.all((options.fallbackProviders ?? []).map(routeFor));
   return [primary, ...fallbacks];

@@ -73,6 +73,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   const started = performance.now();
   let result: string;
   try {
+    if (ctx.signal.aborted) throw new Error("interrupted before it started");
     const callCtx: ToolContext = {
       ...ctx,
       progress: (text) => emitter.emit({ type: "tool_progress", callId: call.id, name, text }),

