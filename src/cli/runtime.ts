@@ -123,6 +123,7 @@ export async function buildRuntime(
     home,
     cwd: process.cwd(),
     interactive: options.interactive,
+    services: { sessionSearch: (query: string, limit: number) => store.search(query, { limit }) },
     quiet: options.quiet,
     ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
     ...(config.agent.reasoning_effort ? { reasoningEffort: config.agent.reasoning_effort } : {}),

@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { startFakeProvider } from "../fake-provider/server.js";
+import type { FakeProvider, ScriptStep } from "../fake-provider/types.js";
+import { lastToolResults } from "../helpers/agent-harness.js";
+
+let fake: FakeProvider;
+let home: string;
+
+before(async () => {
+  fake = await startFakeProvider({});
+});
+after(async () => {
+  await fake.close();
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function hermes(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  home = mkdtempSync(join(tmpdir(), "hermes-cli-"));
+  const child = spawn(process.execPath, ["dist/cli/main.js", ...args], {
+    env: { ...process.env, HERMES_HOME: home, OPENROUTER_API_KEY: "", ...options.env },
+    cwd: process.cwd(),
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  child.stdin.end(options.stdin ?? "");
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      rmSync(home, { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function against(script: ScriptStep[]): string[] {
+  fake.setScript(script);
+  return ["--provider", "custom", "--base-url", `${fake.url}/v1`, "--api-key", "k", "--model", "scripted"];
+}
+
+test("chat -q prints only the answer on stdout and exits 0", async () => {
+  const run = await hermes(["chat", "-q", "hi", ...against([{ text: "Hello there." }])]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "Hello there.\n");
+});
+
+test("a tool turn runs a real terminal command; progress goes to stderr, the answer to stdout", async () => {
+  const args = against([
+    { toolCalls: [{ name: "terminal", arguments: { command: "echo from-the-shell" } }] },
+    (req) => ({ text: `tool said: ${JSON.parse(lastToolResults(req)[0]!).output.trim()}` }),
+  ]);
+  const run = await hermes(["chat", "-q", "run it", "--yolo", ...args]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "tool said: from-the-shell\n");
+  assert.match(run.stderr, /terminal: echo from-the-shell \(\d+\.\ds\)/);
+});
+
+test("-z prints only the final text and no progress", async () => {
+  const args = against([
+    { text: "thinking out loud", toolCalls: [{ name: "terminal", arguments: { command: "true" } }] },
+    { text: "final only" },
+  ]);
+  const run = await hermes(["-z", "go", "--yolo", ...args]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "final only\n");
+  assert.equal(run.stderr, "");
+});
+
+test("--json prints one result object with usage, counts and the session id", async () => {
+  const args = against([
+    { toolCalls: [{ name: "terminal", arguments: { command: "true" } }], usage: { input: 50, output: 5 } },
+    { text: "done", usage: { input: 80, output: 3 } },
+  ]);
+  const run = await hermes(["chat", "-q", "go", "--json", "--yolo", ...args]);
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.ok, true);
+  assert.equal(result.final, "done");
+  assert.equal(result.apiCalls, 2);
+  assert.equal(result.toolCalls, 1);
+  assert.equal(result.model, "scripted");
+  assert.equal(result.provider, "custom");
+  assert.match(result.sessionId, /\w+/);
+  assert.ok(result.usage.inputTokens >= 130);
+  assert.equal(typeof result.durationMs, "number");
+});
+
+test("a provider error exits 1 with a one-line reason, and --json reports it", async () => {
+  const fault: ScriptStep = { fault: { kind: "status", status: 401, message: "Invalid API key" } };
+  const run = await hermes(["chat", "-q", "go", ...against([fault, fault, fault, fault])]);
+  assert.equal(run.code, 1);
+  assert.equal(run.stdout, "");
+  assert.match(run.stderr, /rejected the credentials/);
+  const json = await hermes(["chat", "-q", "go", "--json", ...against([fault, fault, fault, fault])]);
+  assert.equal(json.code, 1);
+  const result = JSON.parse(json.stdout);
+  assert.equal(result.ok, false);
+  assert.match(result.error, /credentials/);
+});
+
+test("--query-file - reads the prompt from stdin", async () => {
+  const args = against([(req) => ({ text: `you said: ${req.body.messages.at(-1).content}` })]);
+  const run = await hermes(["chat", "--query-file", "-", ...args], { stdin: "piped prompt" });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "you said: piped prompt\n");
+});
+
+test("usage errors exit 2: an unknown flag, a bad --max-turns, an unreadable query file", async () => {
+  const unknown = await hermes(["chat", "--bogus"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown option '--bogus'/);
+  const turns = await hermes(["chat", "-q", "x", "--max-turns", "zero", ...against([])]);
+  assert.equal(turns.code, 2);
+  assert.match(turns.stderr, /--max-turns must be a positive integer/);
+  const file = await hermes(["chat", "--query-file", "/nonexistent/prompt.txt"]);
+  assert.equal(file.code, 2);
+  assert.match(file.stderr, /cannot read --query-file/);
+});
+
+test("with no provider configured, says how to fix it", async () => {
+  const run = await hermes(["chat", "-q", "hi"], {
+    env: { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", NOUS_API_KEY: "", GEMINI_API_KEY: "" },
+  });
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /hermes setup/);
+  assert.match(run.stderr, /--base-url/);
+});
+
+test("every one-shot run is saved as a session the sessions command can list", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-cli-persist-"));
+  try {
+    writeFileSync(join(dir, "placeholder"), "");
+    const args = against([{ text: "remember this" }]);
+    const run = await hermes(["chat", "-q", "store me", "--json", ...args], { env: { HERMES_HOME: dir } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(readdirSync(dir).includes("state.db"));
+    const list = await hermes(["sessions", "list"], { env: { HERMES_HOME: dir } });
+    assert.match(list.stdout, new RegExp(JSON.parse(run.stdout).sessionId));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
