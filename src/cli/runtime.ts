@@ -93,7 +93,15 @@ export async function buildRuntime(
     yolo: Boolean(flags.yolo),
     persistAllowlist: (pattern) => persistAllowlist(home, config, pattern),
   });
-  registerBuiltinTools(registry, { approvals, terminalTimeoutSeconds: config.terminal.timeout });
+  registerBuiltinTools(registry, {
+    approvals,
+    terminalTimeoutSeconds: config.terminal.timeout,
+    codeExecution: {
+      timeoutSeconds: config.code_execution.timeout,
+      maxToolCalls: config.code_execution.max_tool_calls,
+    },
+    ...(config.web.backend ? { webBackend: config.web.backend } : {}),
+  });
   const store = await openSessionStore(hermesPaths(home).stateDb);
   const sessionId = await sessionToResume(store, flags);
   const enabledToolsets = flags.toolsets

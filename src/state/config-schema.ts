@@ -147,6 +147,22 @@ export const configSchema = z.object(
       mode: oneOf(["manual", "smart", "off"]).default("manual"),
       deny: stringList(),
       command_allowlist: stringList(),
+      /** Seconds to wait for an answer before denying. */
+      timeout: integerAtLeast(1, 60),
+      /** What scheduled jobs do with a dangerous command (nobody is there to ask). */
+      cron_mode: oneOf(["deny", "approve"]).default("deny"),
+      /** The same for other unattended contexts (API server, subagents). */
+      unattended_mode: oneOf(["deny", "approve"]).default("deny"),
+    }),
+    code_execution: section({
+      /** Time limit of one execute_code script, in seconds. */
+      timeout: integerAtLeast(1, 300),
+      /** Tool calls one script may make through its RPC client. */
+      max_tool_calls: integerAtLeast(1, 50),
+    }),
+    web: section({
+      /** Search/extract backend: "" picks the first with a key (tavily, exa, firecrawl). */
+      backend: text(""),
     }),
     fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
     mcp_servers: z.record(z.string(), mcpServer, { error: () => "a mapping of server names to settings" }).default({}),

@@ -20,6 +20,8 @@ export interface BuiltinToolsDeps {
   terminalTimeoutSeconds?: number;
   /** `web.backend`. */
   webBackend?: string;
+  /** `code_execution.timeout` (seconds) and `code_execution.max_tool_calls`. */
+  codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
 }
 
 export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsDeps = {}): void {
@@ -36,5 +38,5 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
   registerMemoryTools(registry);
   registerSessionSearchTools(registry);
   registerWebTools(registry, deps.webBackend ? { backend: deps.webBackend } : {});
-  registerExecuteCodeTools(registry);
+  registerExecuteCodeTools(registry, deps.codeExecution ?? {});
 }
