@@ -1,87 +1,101 @@
 /**
  * The Agent: a tool-calling loop over any provider. `runConversation` follows the turn
- * lifecycle — sanitize input, reuse the session's system prompt, call the model with recovery,
- * validate and run tool calls, loop — and persists each message as soon as it is final.
+ * lifecycle — sanitize input, reuse the session's system prompt, recall memory, compress when
+ * the context is filling up, call the model with recovery, validate and run tool calls, loop —
+ * and persists each message as soon as it is final.
  */
 import { randomUUID } from "node:crypto";
-import type { Message, ToolCall, Usage } from "../llm/types.js";
-import { emptyUsage } from "../llm/types.js";
+import type { Message, ToolCall } from "../llm/types.js";
 import type { ToolContext } from "../tools/registry.js";
+import { estimateTextTokens } from "../util/tokens.js";
 import { IterationBudget } from "./budget.js";
+import {
+  CompressionDriver,
+  type CompressionTrigger,
+  type PromptState,
+  summarizeWithRoute,
+} from "./compression-driver.js";
+import type { CompressionResult } from "./compressor.js";
 import { AgentEmitter, type AgentListener } from "./events.js";
 import { ToolGuardrails } from "./guardrails.js";
 import { repairHistory, sanitizeUserText, textOf } from "./history.js";
-import { callModel, type ModelRoute } from "./model-call.js";
+import {
+  BUDGET_SUMMARY_NUDGE,
+  CONTINUE_NUDGE,
+  EMPTY_REPLY_NUDGE,
+  GUARDRAIL_NUDGE,
+  MAX_CONTINUATIONS,
+} from "./loop-text.js";
+import type { MemoryManager } from "./memory-manager.js";
+import { stripMemoryContext } from "./memory-scrubber.js";
+import type { ModelRoute } from "./model-call.js";
 import { type AgentOptions, resolveRoutes, resolveToolNames } from "./options.js";
+import type { RunOptions, RunResult } from "./run-types.js";
+import {
+  buildSessionPrompt,
+  newSessionId,
+  resolveMemory,
+  withCompactionNote,
+  withRecalledMemory,
+} from "./session-prompt.js";
 import { SessionRecorder } from "./session-recorder.js";
-import { buildSystemPrompt } from "./system-prompt.js";
-import { runToolCalls } from "./tool-executor.js";
-import { prepareToolCalls } from "./tool-validation.js";
+import { withEphemeralLayer } from "./system-prompt.js";
+import { runToolBatch } from "./tool-batch.js";
+import { TurnCaller } from "./turn-caller.js";
 
 export type { AgentOptions } from "./options.js";
-
-export interface RunOptions {
-  /** Replaces the built system prompt for this session. */
-  systemMessage?: string;
-  /** Prior messages (OpenAI-style, without the system prompt) to continue from. */
-  conversationHistory?: Message[];
-  taskId?: string;
-}
-
-export interface RunResult {
-  finalResponse: string;
-  messages: Message[];
-  sessionId: string;
-  usage: Usage;
-  apiCalls: number;
-  toolCalls: number;
-  interrupted: boolean;
-  /** The loop ended with a final reply (not by the budget, an interrupt or an error). */
-  completed: boolean;
-  model: string;
-  provider: string;
-  error?: string;
-}
-
-const EMPTY_REPLY_NUDGE =
-  "Your last reply had no visible answer. Reply to the user now with your answer in plain text.";
-const CONTINUE_NUDGE =
-  "Your reply was cut off by the output limit. Continue exactly where it stopped, without repeating.";
-const BUDGET_SUMMARY_NUDGE =
-  "You have used all tool iterations for this task. Do not call tools. Summarise what you did, what you found, and what is left to do.";
-const MAX_CONTINUATIONS = 3;
-
-function addUsage(total: Usage, more: Usage): void {
-  total.inputTokens += more.inputTokens;
-  total.outputTokens += more.outputTokens;
-  total.cacheReadTokens += more.cacheReadTokens;
-  total.cacheWriteTokens += more.cacheWriteTokens;
-  total.reasoningTokens += more.reasoningTokens;
-}
+export type { RunOptions, RunResult } from "./run-types.js";
 
 function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || (error as { kind?: string }).kind === "abort");
 }
 
 export class Agent {
-  readonly sessionId: string;
-  readonly budget: IterationBudget;
+  /** This run's budget: fresh for every run, unless a parent shares its own (subagents). */
+  budget: IterationBudget;
+  private currentSessionId: string;
   private readonly emitter = new AgentEmitter();
   private readonly guardrails: ToolGuardrails | undefined;
   private readonly recorder: SessionRecorder;
+  private readonly memory: MemoryManager | undefined;
+  private readonly compression: CompressionDriver;
   private history: Message[] = [];
   private systemPrompt: string | undefined;
+  /** A prompt given by the caller; kept as is when compression starts a child session. */
+  private promptOverride: string | undefined;
   private routes: ModelRoute[] | undefined;
+  private toolNames: string[] | undefined;
+  private toolTokens = 0;
   private controller: AbortController | undefined;
+  private turnContext: ToolContext | undefined;
+  /** Fenced memory recalled for the current turn; sent with each request, never stored. */
+  private recalled = "";
   private pendingSteer: string[] = [];
 
   constructor(readonly options: AgentOptions) {
-    this.sessionId =
-      options.sessionId ?? `${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}_${randomUUID().slice(0, 6)}`;
+    this.currentSessionId = options.sessionId ?? newSessionId();
     this.budget = options.iterationBudget ?? new IterationBudget(options.maxIterations ?? 90);
     this.guardrails = options.guardrails === false ? undefined : (options.guardrails ?? new ToolGuardrails());
-    this.recorder = new SessionRecorder(options.sessionStore, this.sessionId, options.platform ?? "cli");
+    this.recorder = new SessionRecorder(options.sessionStore, this.currentSessionId, options.platform ?? "cli");
+    this.memory = resolveMemory(options, (message) => this.emitter.emit({ type: "status", kind: "warning", message }));
+    this.compression = new CompressionDriver({
+      settings: options.compression,
+      window: {
+        model: options.model,
+        configured: options.contextLength,
+        baseUrl: options.baseUrl,
+        apiKey: options.apiKey,
+      },
+      maxTokens: options.maxTokens,
+      summarize: options.summarize ?? ((prompt, o) => summarizeWithRoute(this.routes![0]!, this.emitter)(prompt, o)),
+      emitter: this.emitter,
+    });
     if (options.onEvent) this.emitter.on(options.onEvent);
+  }
+
+  /** The current session; a compression continues the conversation under a new (child) id. */
+  get sessionId(): string {
+    return this.currentSessionId;
   }
 
   /** Subscribe to events; returns the unsubscribe function. */
@@ -110,40 +124,37 @@ export class Agent {
     return result.finalResponse;
   }
 
+  /** Compress now (`/compress [focus]`), whatever the thresholds say. Undefined when there is no history yet. */
+  async compress(focusTopic?: string): Promise<CompressionResult | undefined> {
+    await this.prepareSession({});
+    if (this.history.length === 0) return undefined;
+    return this.compressWith("manual", { focusTopic });
+  }
+
+  /** For long-lived surfaces (gateway, API server): the prompt fills 85% of the window. */
+  shouldCompressBetweenTurns(): boolean {
+    return this.systemPrompt !== undefined && this.compression.shouldCompressBetweenTurns(this.promptState());
+  }
+
   async runConversation(userMessage: string, opts: RunOptions = {}): Promise<RunResult> {
-    const routes = await this.ensureRoutes();
-    const primary = routes[0]!;
-    const toolNames = await resolveToolNames(this.options);
-    const taskId = opts.taskId ?? randomUUID();
+    const { routes, toolNames } = await this.prepareSession(opts);
+    this.budget = this.options.iterationBudget ?? new IterationBudget(this.options.maxIterations ?? 90);
     const controller = new AbortController();
     this.controller = controller;
-    const usage = emptyUsage();
-    let apiCalls = 0;
+    const signal = controller.signal;
     let toolCallCount = 0;
 
-    if (opts.conversationHistory)
-      this.history = repairHistory(opts.conversationHistory.filter((m) => m.role !== "system"));
-    else if (this.history.length === 0) this.history = repairHistory(await this.recorder.loadHistory());
-    const systemPrompt = await this.ensureSystemPrompt(opts.systemMessage, toolNames, primary);
-
+    this.memory?.startTurn();
     const steerPrefix = this.pendingSteer
       .splice(0)
       .map((note) => `[Note from the user: ${note}]\n\n`)
       .join("");
     await this.appendUserMessage(steerPrefix + sanitizeUserText(userMessage));
+    this.recalled = (await this.memory?.recall(userMessage)) ?? "";
 
-    const ctx: ToolContext = {
-      cwd: this.options.cwd ?? process.cwd(),
-      sessionId: this.sessionId,
-      taskId,
-      signal: controller.signal,
-      platform: this.options.platform ?? "cli",
-      interactive: this.options.interactive ?? false,
-      services: this.options.services ?? {},
-      ...(this.options.clarify ? { clarify: this.options.clarify } : {}),
-      ...(this.options.requestApproval ? { requestApproval: this.options.requestApproval } : {}),
-    };
+    const ctx = this.toolContext(opts.taskId ?? randomUUID(), signal);
     const tools = this.options.registry?.definitions(toolNames) ?? [];
+    this.toolTokens = tools.length ? estimateTextTokens(JSON.stringify(tools)) : 0;
     this.guardrails?.resetForTurn();
 
     let nudge: string | undefined;
@@ -152,36 +163,20 @@ export class Agent {
     let completed = false;
     let interrupted = false;
     let error: string | undefined;
-    let lastRoute = primary;
-
-    const request =
-      (extra: Message[], withTools = true) =>
-      (route: ModelRoute) => ({
-        model: route.model,
-        messages: [{ role: "system" as const, content: systemPrompt }, ...this.history, ...extra],
-        ...(withTools && tools.length ? { tools } : {}),
-        ...(this.options.maxTokens ? { maxTokens: this.options.maxTokens } : {}),
-        ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
-        ...(this.options.reasoningEffort ? { reasoningEffort: this.options.reasoningEffort } : {}),
-      });
-    const call = async (extra: Message[], withTools = true) => {
-      apiCalls++;
-      this.emitter.emit({ type: "thinking", state: "start" });
-      try {
-        const result = await callModel(routes, request(extra, withTools), {
-          signal: controller.signal,
-          emitter: this.emitter,
-          retry: this.options.retry ?? {},
-        });
-        addUsage(usage, result.reply.usage);
-        lastRoute = result.route;
-        return result.reply;
-      } finally {
-        this.emitter.emit({ type: "thinking", state: "stop" });
-      }
-    };
+    const caller = new TurnCaller({
+      routes,
+      agent: this.options,
+      tools,
+      emitter: this.emitter,
+      signal,
+      messages: (extra) => this.requestMessages(extra),
+      compress: async () => this.compression.enabled && (await this.compressWith("overflow", { signal })).compressed,
+      onReply: (reply) => this.compression.recordUsage(reply.usage.inputTokens, this.history.length),
+    });
+    const call = (extra: Message[], withTools = true) => caller.call(extra, withTools);
 
     try {
+      await this.compressIfNeeded("preflight", signal);
       let iteration = 0;
       for (;;) {
         if (!this.budget.consume()) {
@@ -191,7 +186,8 @@ export class Agent {
             message: "iteration budget used up; asking for a summary",
           });
           const reply = await call([{ role: "user", content: BUDGET_SUMMARY_NUDGE }], false);
-          finalResponse = reply.text.trim() || "I ran out of tool iterations before finishing this task.";
+          finalResponse =
+            stripMemoryContext(reply.text).trim() || "I ran out of tool iterations before finishing this task.";
           await this.append({ role: "assistant", content: finalResponse, finish_reason: "stop" });
           break;
         }
@@ -201,11 +197,7 @@ export class Agent {
         let reply = await call(extra);
 
         let text = reply.text;
-        for (
-          let n = 0;
-          reply.finish === "length" && reply.toolCalls.length === 0 && text && n < MAX_CONTINUATIONS;
-          n++
-        ) {
+        for (let n = 0; reply.finish === "length" && !reply.toolCalls.length && text && n < MAX_CONTINUATIONS; n++) {
           reply = await call([
             ...extra,
             { role: "assistant", content: text },
@@ -213,6 +205,7 @@ export class Agent {
           ]);
           text += reply.text;
         }
+        text = stripMemoryContext(text);
 
         if (reply.toolCalls.length > 0) {
           const assistant: Message = { role: "assistant", content: text || null, tool_calls: reply.toolCalls };
@@ -223,9 +216,8 @@ export class Agent {
           const halted = await this.runTools(reply.toolCalls, toolNames, ctx);
           this.emitter.emit({ type: "step_end", iteration, toolCalls: reply.toolCalls.length });
           if (reply.toolCalls.every((c) => c.function.name === "execute_code")) this.budget.refund();
-          if (halted) {
-            nudge = "A tool-loop guardrail stopped further tool calls. Reply to the user with what you have.";
-          }
+          if (halted) nudge = GUARDRAIL_NUDGE;
+          await this.compressIfNeeded("tools", signal);
           continue;
         }
 
@@ -251,7 +243,7 @@ export class Agent {
         break;
       }
     } catch (caught) {
-      if (controller.signal.aborted || isAbort(caught)) {
+      if (signal.aborted || isAbort(caught)) {
         interrupted = true;
         this.history = repairHistory(this.history, "[interrupted by the user]");
       } else {
@@ -259,22 +251,129 @@ export class Agent {
       }
     } finally {
       this.controller = undefined;
-      await this.recorder.recordUsage(usage, lastRoute.model);
+      this.turnContext = undefined;
+      this.recalled = "";
+      await this.recorder.recordUsage(caller.usage, caller.lastRoute.model);
     }
+    if (completed) await this.memory?.finishTurn(userMessage, finalResponse);
 
     return {
       finalResponse,
       messages: [...this.history],
-      sessionId: this.sessionId,
-      usage,
-      apiCalls,
+      sessionId: this.currentSessionId,
+      usage: caller.usage,
+      apiCalls: caller.apiCalls,
       toolCalls: toolCallCount,
       interrupted,
       completed,
-      model: lastRoute.model,
-      provider: lastRoute.provider,
+      model: caller.lastRoute.model,
+      provider: caller.lastRoute.provider,
       ...(error ? { error } : {}),
     };
+  }
+
+  /** Text of the most recent assistant reply, if any. */
+  lastReply(): string {
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const message = this.history[i]!;
+      if (message.role === "assistant" && message.content) return textOf(message.content);
+    }
+    return "";
+  }
+
+  /** Routes, tools, history and the system prompt of the session, resolved once. */
+  private async prepareSession(opts: RunOptions): Promise<{ routes: ModelRoute[]; toolNames: string[] }> {
+    this.routes ??= await resolveRoutes(this.options);
+    this.toolNames ??= await this.resolveTools();
+    if (opts.conversationHistory)
+      this.history = repairHistory(opts.conversationHistory.filter((m) => m.role !== "system"));
+    else if (this.history.length === 0) this.history = repairHistory(await this.recorder.loadHistory());
+
+    if (opts.systemMessage !== undefined) this.systemPrompt = this.promptOverride = opts.systemMessage;
+    if (this.systemPrompt === undefined && this.options.systemPrompt !== undefined) {
+      this.systemPrompt = this.promptOverride = this.options.systemPrompt;
+    }
+    this.systemPrompt ??= await this.recorder.storedSystemPrompt();
+    this.systemPrompt ??= await this.buildPrompt();
+    await this.recorder.start(this.systemPrompt, this.routes[0]!.model);
+    return { routes: this.routes, toolNames: this.toolNames };
+  }
+
+  private buildPrompt(): Promise<string> {
+    return buildSessionPrompt(this.options, this.toolNames ?? [], this.routes![0]!.model, this.memory);
+  }
+
+  /** Enabled tools, plus the tools of an external memory provider (registered on first use). */
+  private async resolveTools(): Promise<string[]> {
+    const names = await resolveToolNames(this.options);
+    const registry = this.options.registry;
+    for (const spec of this.memory?.tools() ?? []) {
+      if (!registry) break;
+      if (!registry.has(spec.name)) registry.register(spec);
+      if (!names.includes(spec.name)) names.push(spec.name);
+    }
+    return names;
+  }
+
+  private toolContext(taskId: string, signal: AbortSignal): ToolContext {
+    const memoryStore = this.memory?.store;
+    this.turnContext = {
+      cwd: this.options.cwd ?? process.cwd(),
+      sessionId: this.currentSessionId,
+      taskId,
+      signal,
+      platform: this.options.platform ?? "cli",
+      interactive: this.options.interactive ?? false,
+      services: {
+        ...(memoryStore ? { memory: memoryStore } : {}),
+        iterationBudget: this.budget,
+        ...this.options.services,
+      },
+      ...(this.options.clarify ? { clarify: this.options.clarify } : {}),
+      ...(this.options.requestApproval ? { requestApproval: this.options.requestApproval } : {}),
+    };
+    return this.turnContext;
+  }
+
+  private requestMessages(extra: Message[]): Message[] {
+    const system = withEphemeralLayer(this.systemPrompt ?? "", this.options.ephemeralSystemPrompt);
+    return [{ role: "system", content: system }, ...withRecalledMemory(this.history, this.recalled), ...extra];
+  }
+
+  private promptState(): PromptState {
+    return { systemPrompt: this.systemPrompt ?? "", history: this.history, toolTokens: this.toolTokens };
+  }
+
+  private async compressIfNeeded(trigger: "preflight" | "tools", signal: AbortSignal): Promise<void> {
+    const result = await this.compression.maybeCompress(this.promptState(), trigger, signal);
+    if (result?.compressed) await this.adoptCompressed(result.messages);
+  }
+
+  private async compressWith(
+    trigger: CompressionTrigger,
+    options: { signal?: AbortSignal; focusTopic?: string },
+  ): Promise<CompressionResult> {
+    const result = await this.compression.run(this.promptState(), trigger, options);
+    if (result.compressed) await this.adoptCompressed(result.messages);
+    return result;
+  }
+
+  /**
+   * Continue under a child session: the compressed messages become the history, the system
+   * prompt is rebuilt (the only time it changes), and the store links the child to its parent.
+   */
+  private async adoptCompressed(messages: Message[]): Promise<void> {
+    const parentId = this.currentSessionId;
+    this.history = messages[0]?.role === "system" ? messages.slice(1) : messages;
+    this.currentSessionId = newSessionId();
+    if (this.turnContext) this.turnContext.sessionId = this.currentSessionId;
+    this.systemPrompt = withCompactionNote(this.promptOverride ?? (await this.buildPrompt()));
+    await this.recorder.continueAs(this.currentSessionId, this.systemPrompt, this.routes![0]!.model, this.history);
+    this.emitter.emit({
+      type: "status",
+      kind: "compression",
+      message: `continuing in session ${this.currentSessionId} (parent ${parentId})`,
+    });
   }
 
   /** A turn interrupted before any reply leaves a user message last; the next one joins it. */
@@ -294,58 +393,16 @@ export class Agent {
   }
 
   private async runTools(calls: ToolCall[], toolNames: string[], ctx: ToolContext): Promise<boolean> {
-    const registry = this.options.registry;
-    const prepared = registry
-      ? prepareToolCalls(calls, registry, toolNames)
-      : calls.map((call) => ({ call, rejection: "Error: no tools are available in this session." }));
-    const outcome = await runToolCalls(prepared, {
+    const batch = await runToolBatch(calls, {
+      registry: this.options.registry,
+      toolNames,
       ctx,
       emitter: this.emitter,
-      ...(this.guardrails ? { guardrails: this.guardrails } : {}),
+      guardrails: this.guardrails,
+      takeSteerNotes: () => this.pendingSteer.splice(0),
     });
-    const steer = this.pendingSteer.splice(0);
-    for (const [i, call] of calls.entries()) {
-      let content = outcome.results[i] ?? "";
-      if (i === calls.length - 1 && steer.length) {
-        content += steer.map((note) => `\n\n[Note from the user, sent while you were working: ${note}]`).join("");
-      }
-      await this.append({ role: "tool", tool_call_id: call.id, name: call.function.name, content });
-    }
+    for (const result of batch.results) await this.append(result);
     if (ctx.signal.aborted) throw Object.assign(new Error("interrupted"), { name: "AbortError" });
-    return outcome.halted;
-  }
-
-  private async ensureRoutes(): Promise<ModelRoute[]> {
-    this.routes ??= await resolveRoutes(this.options);
-    return this.routes;
-  }
-
-  private async ensureSystemPrompt(
-    override: string | undefined,
-    toolNames: string[],
-    route: ModelRoute,
-  ): Promise<string> {
-    if (override !== undefined) this.systemPrompt = override;
-    this.systemPrompt ??= this.options.systemPrompt ?? (await this.recorder.storedSystemPrompt());
-    if (this.systemPrompt === undefined) {
-      this.systemPrompt = buildSystemPrompt({
-        cwd: this.options.cwd ?? process.cwd(),
-        toolNames,
-        ...(this.options.home ? { home: this.options.home } : {}),
-        ...(this.options.platform ? { platform: this.options.platform } : {}),
-        ...(this.options.memorySnapshot ? { memorySnapshot: this.options.memorySnapshot } : {}),
-      });
-    }
-    await this.recorder.start(this.systemPrompt, route.model);
-    return this.systemPrompt;
-  }
-
-  /** Text of the most recent assistant reply, if any. */
-  lastReply(): string {
-    for (let i = this.history.length - 1; i >= 0; i--) {
-      const message = this.history[i]!;
-      if (message.role === "assistant" && message.content) return textOf(message.content);
-    }
-    return "";
+    return batch.halted;
   }
 }

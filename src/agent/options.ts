@@ -6,9 +6,13 @@ import type { SessionStore } from "../state/session-store.js";
 import type { ToolContext, ToolRegistry } from "../tools/registry.js";
 import { resolveToolsets } from "../tools/toolsets.js";
 import type { IterationBudget } from "./budget.js";
+import type { CompressionSettings } from "./compression-driver.js";
+import type { SummarizeFn } from "./compressor.js";
 import type { AgentListener } from "./events.js";
 import type { ToolGuardrails } from "./guardrails.js";
+import type { MemoryManager } from "./memory-manager.js";
 import type { ModelRoute, RetryPolicy } from "./model-call.js";
+import type { TerminalEnvironment } from "./system-prompt.js";
 
 export interface RouteSpec {
   provider: string;
@@ -49,7 +53,25 @@ export interface AgentOptions {
   cwd?: string;
   /** Use this system prompt instead of building one. */
   systemPrompt?: string;
-  memorySnapshot?: string;
+  /** Added to the system prompt of every request but never stored with the session. */
+  ephemeralSystemPrompt?: string;
+  /** The skills catalog for the system prompt. */
+  skillsIndex?: string;
+  /** Load AGENTS.md and the other project context files from `cwd` (default true). */
+  loadContextFiles?: boolean;
+  /** A remote terminal backend whose facts replace the local environment hint. */
+  terminalEnvironment?: TerminalEnvironment;
+  /**
+   * Persistent memory. Default: the built-in MEMORY.md / USER.md store under `home` when
+   * `home` is set; `false` turns memory off.
+   */
+  memory?: MemoryManager | false;
+  /** The model's context window in tokens (`model.context_length`); looked up when unset. */
+  contextLength?: number;
+  /** `compression.*` settings. */
+  compression?: CompressionSettings;
+  /** Writes compression summaries; defaults to a non-streaming call on the primary route. */
+  summarize?: SummarizeFn;
   maxTokens?: number;
   temperature?: number;
   reasoningEffort?: string;

@@ -1,7 +1,8 @@
 /**
  * Persists a session as it happens: the session row when the system prompt is first known,
  * then each message the moment it is final, so a killed process loses at most the message
- * in flight. Without a store every method is a no-op.
+ * in flight. After a compression the conversation continues in a child session linked to its
+ * parent, which keeps the full transcript. Without a store every method is a no-op.
  */
 import type { Message, Usage } from "../llm/types.js";
 import type { SessionStore } from "../state/session-store.js";
@@ -12,7 +13,7 @@ export class SessionRecorder {
 
   constructor(
     private readonly store: SessionStore | undefined,
-    private readonly sessionId: string,
+    private sessionId: string,
     private readonly source: string,
   ) {}
 
@@ -38,16 +39,31 @@ export class SessionRecorder {
     }
   }
 
+  /**
+   * Ends the current session and continues in `childId`, a session linked to it as its
+   * parent, holding the given system prompt and the messages that remain after compression.
+   */
+  async continueAs(childId: string, systemPrompt: string, model: string, messages: readonly Message[]): Promise<void> {
+    const parentId = this.sessionId;
+    this.sessionId = childId;
+    if (!this.store) return;
+    await this.guard(async () => {
+      if (this.started) await this.store?.updateSession(parentId, { endedAt: Date.now() });
+      await this.store?.createSession({
+        id: childId,
+        source: this.source,
+        model,
+        systemPrompt,
+        parentSessionId: this.started ? parentId : null,
+      });
+      this.started = true;
+      if (messages.length > 0) await this.store?.appendMessages(childId, messages);
+    });
+  }
+
   async append(message: Message): Promise<void> {
     if (!this.store || !this.started) return;
-    try {
-      await this.store.appendMessage(this.sessionId, message);
-    } catch (error) {
-      if (!this.warned) {
-        this.warned = true;
-        process.stderr.write(`hermes: could not save a message to the session store: ${(error as Error).message}\n`);
-      }
-    }
+    await this.guard(() => this.store!.appendMessage(this.sessionId, message).then(() => {}));
   }
 
   async recordUsage(usage: Usage, model: string): Promise<void> {
@@ -63,6 +79,17 @@ export class SessionRecorder {
       await this.store.updateSession(this.sessionId, { model });
     } catch {
       // Usage counters are informative; the messages themselves are already saved.
+    }
+  }
+
+  private async guard(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (!this.warned) {
+        this.warned = true;
+        process.stderr.write(`hermes: could not save to the session store: ${(error as Error).message}\n`);
+      }
     }
   }
 }

@@ -1,75 +1,182 @@
 /**
- * The system prompt, assembled once per session from layers in a fixed order and then reused
- * byte for byte on every request, so provider prompt caches keep hitting.
+ * The system prompt, assembled once per session from layers in a fixed order — identity,
+ * platform, environment, tool-use guidance for the model families that need it, behaviour
+ * guidance for memory / session search / skills, the skills index, project context files and
+ * the memory block — and then reused byte for byte on every request, so provider prompt caches
+ * keep hitting. An ephemeral layer may ride on top at request time; it is never stored.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { homedir, platform as osPlatform, release } from "node:os";
 import { join } from "node:path";
+import { scanForThreats } from "../util/threats.js";
+import { capContextText } from "./context-files.js";
+import { PLATFORM_HINTS } from "./platform-hints.js";
+
+export { PLATFORM_HINTS } from "./platform-hints.js";
 
 export const DEFAULT_IDENTITY = [
   "You are Hermes, a capable and candid AI agent that works through tools.",
-  "You plan before you act, check your work, and say plainly what you did and what you could not do.",
-  "Prefer doing the task over describing how it could be done; ask a question only when a wrong guess would be costly.",
+  "You help with code, research, writing, analysis and getting things done on the user's machine.",
+  "You plan before you act, check your work, and say plainly what you did, what you are unsure of and what you could not do.",
+  "Prefer doing the task over describing how it could be done, and keep explorations targeted.",
 ].join(" ");
 
-const PLATFORM_HINTS: Record<string, string> = {
-  cli: "You are talking to the user in a terminal. Markdown renders; keep answers compact.",
-  api_server: "You are serving a program over an OpenAI-compatible HTTP API. Answer in plain, self-contained text.",
-  cron: "You are running as a scheduled job with nobody watching. Do the task, then report the result briefly.",
-  telegram: "You are chatting on Telegram. Keep messages short; long output belongs in files.",
-  discord: "You are chatting on Discord. Keep messages short; use code blocks for code.",
-  slack: "You are chatting on Slack. Keep messages short; use code blocks for code.",
-};
+/** Where the terminal and file tools really run, when that is not this machine. */
+export interface TerminalEnvironment {
+  /** Backend name: docker, ssh, modal, daytona, singularity, ... */
+  backend: string;
+  os?: string;
+  user?: string;
+  home?: string;
+  cwd?: string;
+}
 
 export interface SystemPromptInput {
   /** HERMES_HOME, where SOUL.md may replace the default identity. */
   home?: string;
   platform?: string;
   cwd: string;
+  /** The model the session talks to; picks model-family guidance. */
+  model?: string;
   toolNames: string[];
-  memorySnapshot?: string;
-  userProfileSnapshot?: string;
+  /** A remote terminal backend; its facts replace the local environment hint. */
+  terminalEnvironment?: TerminalEnvironment;
+  /** The compact skills catalog, built elsewhere. */
   skillsIndex?: string;
+  /** The rendered project context files layer. */
   contextFiles?: string;
+  /** The frozen memory snapshot (MEMORY.md / USER.md and any external provider's block). */
+  memoryBlock?: string;
   now?: Date;
+}
+
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const layers = [
+    identity(input.home),
+    input.platform ? PLATFORM_HINTS[input.platform] : undefined,
+    environmentHint(input),
+    modelFamilyGuidance(input.model, input.toolNames),
+    behaviourGuidance(input.toolNames),
+    input.skillsIndex,
+    input.contextFiles,
+    input.memoryBlock,
+  ];
+  return layers.filter((layer): layer is string => Boolean(layer?.trim())).join("\n\n");
+}
+
+/** The prompt actually sent: the session's stored prompt plus the ephemeral layer, if any. */
+export function withEphemeralLayer(systemPrompt: string, ephemeral: string | undefined): string {
+  const extra = ephemeral?.trim();
+  return extra ? `${systemPrompt}\n\n${extra}` : systemPrompt;
 }
 
 function identity(home?: string): string {
   const soulPath = home ? join(home, "SOUL.md") : undefined;
-  if (soulPath && existsSync(soulPath)) {
-    const soul = readFileSync(soulPath, "utf8").trim();
-    if (soul) return soul;
+  if (!soulPath || !existsSync(soulPath)) return DEFAULT_IDENTITY;
+  let soul: string;
+  try {
+    soul = readFileSync(soulPath, "utf8").trim();
+  } catch {
+    return DEFAULT_IDENTITY;
   }
-  return DEFAULT_IDENTITY;
+  if (!soul) return DEFAULT_IDENTITY;
+  const threats = scanForThreats(soul, "context");
+  if (threats.length > 0) {
+    return `${DEFAULT_IDENTITY}\n\n[BLOCKED: SOUL.md contained potential prompt injection (${threats.join(", ")}). Its content was not loaded.]`;
+  }
+  return capContextText(soul, "SOUL.md");
 }
 
-function toolGuidance(toolNames: string[]): string | undefined {
+function environmentHint(input: SystemPromptInput): string {
+  const date = (input.now ?? new Date()).toISOString().slice(0, 10);
+  const remote = input.terminalEnvironment;
+  if (remote && remote.backend !== "local") {
+    const facts = [
+      remote.os ? `  OS: ${remote.os}` : undefined,
+      remote.user ? `  User: ${remote.user}` : undefined,
+      remote.home ? `  Home: ${remote.home}` : undefined,
+      remote.cwd ? `  Working directory: ${remote.cwd}` : undefined,
+    ].filter(Boolean);
+    return [
+      `Terminal backend: ${remote.backend}. The terminal and file tools (terminal, read_file, write_file, patch, search_files) act inside this ${remote.backend} environment, not on the machine running Hermes; paths and system facts of that machine do not apply.`,
+      ...(facts.length ? ["Backend environment:", ...facts] : []),
+      `Session started: ${date}`,
+    ].join("\n");
+  }
+  const os = osPlatform();
+  const wsl = os === "linux" && /microsoft/i.test(release()) ? " (WSL)" : "";
+  return [
+    `Host: ${hostName(os)}${wsl} ${release()}`,
+    `User home directory: ${homedir()}`,
+    `Current working directory: ${input.cwd}`,
+    `Session started: ${date}`,
+  ].join("\n");
+}
+
+function hostName(os: string): string {
+  const names: Record<string, string> = { darwin: "macOS", linux: "Linux", win32: "Windows" };
+  return names[os] ?? os;
+}
+
+const TOOL_USE_ENFORCEMENT = `# Acting through tools
+Use your tools to act; do not describe what you would do instead of doing it. When you say you will run, read, check or create something, make that tool call in the same reply. Do not end a reply by promising future work: do it now, and keep going until the task is finished.
+Each reply should either make progress with tool calls or deliver the final result to the user.`;
+
+const OPENAI_EXECUTION_GUIDANCE = `<use_tools_for_facts>
+Work these out with a tool, never from recall or mental arithmetic:
+- calculations and unit conversions (terminal or execute_code)
+- hashes, encodings and checksums (terminal)
+- the current date, time or time zone (terminal)
+- the state of this system: OS, CPU, memory, disk, ports, processes (terminal)
+- file contents, sizes and line counts (read_file, search_files or terminal)
+- git history, branches and diffs (terminal)
+- current events, prices and latest versions (web_search)
+The memory and user profile describe the user, not the machine you run on, which may differ.
+</use_tools_for_facts>
+
+<act_on_the_obvious_reading>
+When a request has an obvious default meaning, act on it instead of asking: "is port 443 open?" means on this machine; "what time is it?" means run date. Ask only when the ambiguity would change which tool you call.
+</act_on_the_obvious_reading>`;
+
+const GOOGLE_OPERATIONAL_GUIDANCE = `# Working style
+Use absolute paths with file tools. Read a file before you change it and check the result after. Run independent tool calls together in one reply. Keep explanations short and let the tool results carry the detail.`;
+
+/** Families that tend to narrate instead of calling tools and do better with explicit rules. */
+function modelFamily(model: string | undefined): "openai" | "google" | "other-enforced" | undefined {
+  if (!model) return undefined;
+  const name = (model.split("/").at(-1) ?? model).toLowerCase();
+  if (/^(gpt|codex|o[1-9]\b|o[1-9]-)/.test(name)) return "openai";
+  if (/^(gemini|gemma)/.test(name)) return "google";
+  if (/^(grok|glm)/.test(name)) return "other-enforced";
+  return undefined;
+}
+
+function modelFamilyGuidance(model: string | undefined, toolNames: string[]): string | undefined {
+  const family = modelFamily(model);
+  if (!family || toolNames.length === 0) return undefined;
+  if (family === "openai") return `${TOOL_USE_ENFORCEMENT}\n\n${OPENAI_EXECUTION_GUIDANCE}`;
+  if (family === "google") return `${TOOL_USE_ENFORCEMENT}\n\n${GOOGLE_OPERATIONAL_GUIDANCE}`;
+  return TOOL_USE_ENFORCEMENT;
+}
+
+const MEMORY_GUIDANCE = `# Persistent memory
+You keep notes across sessions with the memory tool: the user's preferences, facts about their environment, quirks of tools, and stable conventions. What you save appears in future sessions, so keep it short and worth keeping; the best entry is one that spares the user from correcting or reminding you again.
+Do not save task progress, results of this session, to-do state, issue or PR numbers, commit ids or anything else that will be stale within a week; past transcripts can be searched instead.
+Write entries as facts, not orders to yourself: "The user likes brief answers", not "Always answer briefly". Procedures belong in skills, not in memory.`;
+
+const SESSION_SEARCH_GUIDANCE =
+  "When the user refers to earlier work or a past conversation, search past sessions with session_search before asking them to repeat themselves.";
+
+const SKILLS_GUIDANCE =
+  "After finishing a task that took real effort or revealed a reusable procedure, consider saving it as a skill so the next run goes faster; update a skill you used when it turned out wrong or incomplete.";
+
+function behaviourGuidance(toolNames: string[]): string | undefined {
   const lines: string[] = [];
-  if (toolNames.includes("memory")) {
-    lines.push(
-      "Use the memory tool to keep durable facts about the user and their environment; keep entries short and current.",
-    );
-  }
-  if (toolNames.includes("session_search")) {
-    lines.push("When the user refers to earlier work, search past sessions with session_search before asking.");
-  }
+  if (toolNames.includes("memory")) lines.push(MEMORY_GUIDANCE);
+  if (toolNames.includes("session_search")) lines.push(SESSION_SEARCH_GUIDANCE);
+  if (toolNames.includes("skill_manage") || toolNames.includes("skill_view")) lines.push(SKILLS_GUIDANCE);
   if (toolNames.includes("todo")) lines.push("For multi-step tasks, keep a todo list and update it as you go.");
   if (toolNames.length > 0)
-    lines.push("Call tools rather than guessing facts you can check; run independent calls together.");
-  return lines.length ? lines.join("\n") : undefined;
-}
-
-export function buildSystemPrompt(input: SystemPromptInput): string {
-  const date = (input.now ?? new Date()).toISOString().slice(0, 10);
-  const layers = [
-    identity(input.home),
-    input.platform ? PLATFORM_HINTS[input.platform] : undefined,
-    `Environment: ${osPlatform()} ${release()}; home ${homedir()}; working directory ${input.cwd}; session started ${date}.`,
-    toolGuidance(input.toolNames),
-    input.skillsIndex,
-    input.contextFiles,
-    input.memorySnapshot ? `<memory>\n${input.memorySnapshot}\n</memory>` : undefined,
-    input.userProfileSnapshot ? `<user-profile>\n${input.userProfileSnapshot}\n</user-profile>` : undefined,
-  ];
-  return layers.filter((layer): layer is string => Boolean(layer?.trim())).join("\n\n");
+    lines.push("Call tools rather than guessing facts you can check, and run independent calls together.");
+  return lines.length ? lines.join("\n\n") : undefined;
 }

@@ -141,3 +141,17 @@ test("at most one delegate_task per turn; extra ones get an error result", async
     await h.close();
   }
 });
+
+test("max iterations apply per run: a long interactive session is not cut off after 90 calls in total", async () => {
+  const h = await createHarness({ fallback: { text: "ok" } }, { maxIterations: 2 });
+  try {
+    for (let i = 0; i < 4; i++) {
+      const result = await h.agent.runConversation(`turn ${i}`);
+      assert.equal(result.completed, true);
+      assert.equal(result.finalResponse, "ok");
+    }
+    assert.equal(h.fake.requests.length, 4);
+  } finally {
+    await h.close();
+  }
+});

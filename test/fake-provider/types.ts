@@ -73,7 +73,7 @@ export interface ScriptedTurn {
 }
 
 /** A turn, or a function of the recorded request and its 0-based position among model requests. */
-export type ScriptStep = ScriptedTurn | ((req: RecordedRequest, index: number) => ScriptedTurn);
+export type ScriptStep = ScriptedTurn | ((req: RecordedRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>);
 
 export interface FakeProviderOptions {
   /** Played in order, one step per model request; when exhausted `fallback` (or a plain "ok" text) answers. */

@@ -1,0 +1,26 @@
+/** What `Agent.runConversation` takes and returns. */
+import type { Message, Usage } from "../llm/types.js";
+
+export interface RunOptions {
+  /** Replaces the built system prompt for this session. */
+  systemMessage?: string;
+  /** Prior messages (OpenAI-style, without the system prompt) to continue from. */
+  conversationHistory?: Message[];
+  taskId?: string;
+}
+
+export interface RunResult {
+  finalResponse: string;
+  messages: Message[];
+  /** The session the run ended in (a child session when the run compressed the context). */
+  sessionId: string;
+  usage: Usage;
+  apiCalls: number;
+  toolCalls: number;
+  interrupted: boolean;
+  /** The loop ended with a final reply (not by the budget, an interrupt or an error). */
+  completed: boolean;
+  model: string;
+  provider: string;
+  error?: string;
+}

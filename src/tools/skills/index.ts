@@ -1,0 +1,22 @@
+/** The skills system: discovery, the system-prompt index, the `skills` toolset, management and seeding. */
+export { auditSkillDir } from "./audit.js";
+export {
+  type DiscoverOptions,
+  discoverSkills,
+  findSkill,
+  projectSkillsDir,
+  type Skill,
+  type SkillCatalog,
+  type SkillProblem,
+  type SkillSource,
+  userSkillsDir,
+} from "./discovery.js";
+export { parseSkillMarkdown, type SkillFrontmatter } from "./frontmatter.js";
+export { installSkillDir } from "./install.js";
+export { type ManageArgs, type ManageResult, manageSkill } from "./manage.js";
+export { bundledSkillsDir, type SeedReport, seedBundledSkills } from "./seed.js";
+export { buildSkillsIndex } from "./skills-index.js";
+export { expandSkillCommand, type SkillCommand, skillCommands } from "./slash-command.js";
+export { scanSkillText } from "./threat-check.js";
+export { registerSkillsTools, type SkillsToolsOptions } from "./tools.js";
+export { type SkillView, viewSkill } from "./view.js";

@@ -1,0 +1,44 @@
+/**
+ * The skills index for the system prompt: names and one-line descriptions only, grouped by
+ * category. The full instructions are loaded on demand with skill_view. The output depends on
+ * nothing but its input and sorts with code-point order, so the prompt bytes stay stable.
+ */
+import { compareText, type Skill } from "./discovery.js";
+
+/** Group label for skills without a category. */
+export const UNCATEGORIZED = "general";
+/** Descriptions longer than this are cut in the index (skill_view shows the whole skill). */
+const INDEX_DESCRIPTION_CHARS = 240;
+
+const HEADER = [
+  "## Skills",
+  "Skills hold proven workflows, conventions and pitfalls for particular kinds of work, including how this",
+  "user wants things done. Before replying, look through the list below. When a skill fits the task, even",
+  "partly, load it with skill_view(name) and follow it, also for work you already know how to do: the skill",
+  "says how it is done here. Its supporting files are loaded with skill_view(name, file_path).",
+].join("\n");
+
+const FOOTER = "If none of these skills fits the task, go ahead without one.";
+
+function oneLine(description: string): string {
+  const flat = description.replace(/\s+/g, " ").trim();
+  return flat.length > INDEX_DESCRIPTION_CHARS ? `${flat.slice(0, INDEX_DESCRIPTION_CHARS - 1).trimEnd()}…` : flat;
+}
+
+/** The index text, or an empty string when there are no skills (so the prompt has no skills layer). */
+export function buildSkillsIndex(skills: readonly Skill[]): string {
+  if (!skills.length) return "";
+  const groups = new Map<string, Skill[]>();
+  for (const skill of skills) {
+    const key = skill.category ?? UNCATEGORIZED;
+    groups.set(key, [...(groups.get(key) ?? []), skill]);
+  }
+  const lines = [HEADER, "", "<available_skills>"];
+  for (const category of [...groups.keys()].sort(compareText)) {
+    lines.push(`  ${category}:`);
+    const members = [...(groups.get(category) ?? [])].sort((a, b) => compareText(a.name, b.name));
+    for (const skill of members) lines.push(`    - ${skill.name}: ${oneLine(skill.description)}`);
+  }
+  lines.push("</available_skills>", "", FOOTER);
+  return lines.join("\n");
+}
