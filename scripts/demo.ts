@@ -17,6 +17,7 @@ function lastToolResult(req: RecordedRequest): string {
 }
 
 const fake = await startFakeProvider({
+  models: [{ id: "scripted-demo", contextLength: 131_072 }],
   script: [
     {
       text: "Let me check what this machine says.",
@@ -58,7 +59,8 @@ const child = spawn(
   { stdio: "inherit", env: { ...process.env, HERMES_HOME: home } },
 );
 const code: number = await new Promise((resolve) => child.on("exit", (c) => resolve(c ?? 1)));
-console.error(`\n[demo] the fake provider received ${fake.requests.length} request(s); exit code ${code}`);
+const modelCalls = fake.requests.filter((r) => r.method === "POST").length;
+console.error(`\n[demo] the scripted model answered ${modelCalls} request(s); exit code ${code}`);
 await fake.close();
 rmSync(home, { recursive: true, force: true });
 process.exitCode = code;

@@ -64,8 +64,31 @@ export { detectDangerousCommand, detectHardlineCommand } from "./tools/approval/
 export { ApprovalPolicy } from "./tools/approval/policy.js";
 export { registerBuiltinTools } from "./tools/builtin/index.js";
 export { fuzzyFindAndReplace } from "./tools/fuzzy-patch.js";
+export {
+  formatMcpStatus,
+  McpManager,
+  type McpManagerOptions,
+  type McpServerSettings,
+  type McpServerStatus,
+  probeMcpServer,
+} from "./tools/mcp/index.js";
 export type { ApprovalAnswer, ApprovalRequest, ToolContext, ToolSpec } from "./tools/registry.js";
 export { capResult, ToolRegistry, ToolRegistryError } from "./tools/registry.js";
+export {
+  buildSkillsIndex,
+  discoverSkills,
+  expandSkillCommand,
+  installSkillDir,
+  manageSkill,
+  registerSkillsTools,
+  type Skill,
+  type SkillCatalog,
+  type SkillCommand,
+  type SkillProblem,
+  type SkillsToolsOptions,
+  scanSkillText,
+  seedBundledSkills,
+} from "./tools/skills/index.js";
 export { getToolset, resolveToolset, validateToolset } from "./tools/toolsets.js";
 
 // Helpers

@@ -75,6 +75,8 @@ export interface AgentOptions {
   maxTokens?: number;
   temperature?: number;
   reasoningEffort?: string;
+  /** Extra fields merged into every request body (e.g. Ollama's `options.num_ctx`). */
+  extraBody?: Record<string, unknown>;
   retry?: Partial<RetryPolicy>;
   /** Tool-loop guardrails; `false` turns them off. */
   guardrails?: ToolGuardrails | false;

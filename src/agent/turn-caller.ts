@@ -61,6 +61,7 @@ export class TurnCaller {
       ...(agent.maxTokens ? { maxTokens: agent.maxTokens } : {}),
       ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
       ...(agent.reasoningEffort ? { reasoningEffort: agent.reasoningEffort } : {}),
+      ...(agent.extraBody ? { extraBody: agent.extraBody } : {}),
     };
   }
 }

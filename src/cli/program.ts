@@ -4,9 +4,16 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { packageVersion } from "../util/version.js";
+import { registerAuthCommands } from "./commands/auth.js";
 import { registerConfigCommands } from "./commands/config.js";
+import { registerDoctorCommand } from "./commands/doctor.js";
+import { registerMcpCommands } from "./commands/mcp.js";
+import { registerModelCommand } from "./commands/model.js";
 import { registerProfileCommands } from "./commands/profile.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
+import { registerSetupCommand } from "./commands/setup.js";
+import { registerSkillsCommands } from "./commands/skills.js";
+import { registerToolsCommand } from "./commands/tools.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 
 export interface ChatFlags {
@@ -92,8 +99,15 @@ export function buildProgram(): Command {
   );
 
   registerConfigCommands(program);
+  registerAuthCommands(program);
   registerSessionsCommands(program);
   registerProfileCommands(program);
+  registerMcpCommands(program);
+  registerSkillsCommands(program);
+  registerSetupCommand(program);
+  registerModelCommand(program);
+  registerDoctorCommand(program);
+  registerToolsCommand(program);
 
   program
     .command("version")

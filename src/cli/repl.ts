@@ -1,55 +1,174 @@
 /**
- * A plain line-based interactive session (readline). Text streams as it arrives; Ctrl+C
- * interrupts the running turn, and a second Ctrl+C at the prompt exits.
+ * Interactive sessions: the full-screen TUI on a terminal, or plain lines when stdin or stdout
+ * is not a terminal (pipes, scripts, dumb terminals). Both drive the same controller and slash
+ * commands. In line mode each input line is one message or command, run to completion before
+ * the next line is read; replies go to stdout, progress to stderr.
  */
-import { createInterface } from "node:readline/promises";
+import { createInterface } from "node:readline";
+import type { AgentEvent } from "../agent/events.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import type { ChatFlags } from "./program.js";
-import { attachProgress } from "./progress.js";
-import { buildRuntime } from "./runtime.js";
+import type { ChatController, ChatView, TurnOutcome } from "./tui/controller.js";
+import { DEFAULT_TOOL_EMOJI, parseApprovalAnswer, parseClarifyAnswer, toolLine } from "./tui/format.js";
 
 export async function runInteractive(flags: ChatFlags): Promise<void> {
-  const runtime = await buildRuntime(flags, { interactive: true, quiet: Boolean(flags.quiet) });
-  const { agent } = runtime;
-  const detach = attachProgress(agent, { verbose: Boolean(flags.verbose) });
-  const stopStreaming = agent.on((event) => {
-    if (event.type === "text_delta") process.stdout.write(event.text);
-  });
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  let running = false;
-  let lastSigint = 0;
-  rl.on("SIGINT", () => {
-    if (running) {
-      agent.interrupt();
-      process.stderr.write("\n[interrupted]\n");
-      return;
-    }
-    const now = Date.now();
-    if (now - lastSigint < 2000) rl.close();
-    else process.stderr.write("\n(press Ctrl+C again to exit)\n");
-    lastSigint = now;
-  });
-  process.stderr.write(`hermes — ${runtime.provider}/${runtime.model} — session ${agent.sessionId}. /quit to leave.\n`);
-  try {
-    for (;;) {
-      let line: string;
-      try {
-        line = await rl.question("\n› ");
-      } catch {
+  if (process.stdin.isTTY && process.stdout.isTTY) {
+    const { runTui } = await import("./tui/app.js");
+    await runTui(flags);
+    return;
+  }
+  await runLineMode(flags);
+}
+
+/** Lines of stdin as a queue both the main loop and mid-turn questions read from. */
+class LineReader {
+  private readonly lines: string[] = [];
+  private waiting: ((line: string | undefined) => void) | undefined;
+  private ended = false;
+
+  constructor(input: NodeJS.ReadableStream) {
+    const rl = createInterface({ input, terminal: false });
+    rl.on("line", (line) => {
+      if (this.waiting) {
+        const wake = this.waiting;
+        this.waiting = undefined;
+        wake(line);
+      } else {
+        this.lines.push(line);
+      }
+    });
+    rl.on("close", () => {
+      this.ended = true;
+      this.waiting?.(undefined);
+      this.waiting = undefined;
+    });
+  }
+
+  next(): Promise<string | undefined> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.ended) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+}
+
+class LineView implements ChatView {
+  controller: ChatController | undefined;
+  private readonly previews = new Map<string, string>();
+  private midLine = false;
+  private textThisTurn = false;
+
+  constructor(
+    private readonly reader: LineReader,
+    private readonly quiet: boolean,
+  ) {}
+
+  print(text: string): void {
+    this.endLine();
+    process.stdout.write(`${text}\n`);
+  }
+
+  clearScreen(): void {}
+
+  agentEvent(event: AgentEvent): void {
+    const display = this.controller?.display;
+    switch (event.type) {
+      case "text_delta":
+        process.stdout.write(event.text);
+        this.textThisTurn ||= event.text.length > 0;
+        this.midLine = !event.text.endsWith("\n");
+        break;
+      case "reasoning_delta":
+        if (display?.showReasoning && !this.quiet) process.stderr.write(event.text);
+        break;
+      case "tool_start":
+        this.previews.set(event.callId, event.preview);
+        break;
+      case "tool_end": {
+        const preview = this.previews.get(event.callId) ?? "";
+        this.previews.delete(event.callId);
+        if (this.quiet || display?.toolProgress === "off") break;
+        const emoji = this.controller?.runtime.agent.options.registry?.get(event.name)?.emoji ?? DEFAULT_TOOL_EMOJI;
+        this.endLine();
+        process.stderr.write(
+          `${toolLine({ emoji, name: event.name, preview, durationMs: event.durationMs, failed: event.failed })}\n`,
+        );
         break;
       }
-      const text = line.trim();
-      if (!text) continue;
-      if (text === "/quit" || text === "/exit") break;
-      running = true;
-      const result = await agent.runConversation(text);
-      running = false;
-      process.stdout.write("\n");
-      if (result.error) process.stderr.write(`hermes: ${result.error}\n`);
+      case "status":
+        if (!this.quiet) process.stderr.write(`… ${event.message}\n`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  turnStarted(): void {
+    this.midLine = false;
+    this.textThisTurn = false;
+  }
+
+  turnEnded(outcome: TurnOutcome): void {
+    this.endLine();
+    if (outcome.result?.interrupted) process.stderr.write("[interrupted]\n");
+    else if (outcome.error) process.stderr.write(`hermes: ${outcome.error}\n`);
+    else if (!this.textThisTurn && outcome.result?.finalResponse) {
+      // The provider did not stream: print the reply in one piece.
+      process.stdout.write(`${outcome.result.finalResponse}\n`);
+    }
+  }
+
+  statusChanged(): void {}
+
+  async askClarify(question: string, choices?: string[]): Promise<string> {
+    this.endLine();
+    const options = choices?.map((c, i) => `  ${i + 1}. ${c}`) ?? [];
+    process.stderr.write(`? ${question}\n${options.join("\n")}${options.length ? "\n" : ""}answer> `);
+    return parseClarifyAnswer((await this.reader.next()) ?? "", choices);
+  }
+
+  async askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    this.endLine();
+    process.stderr.write(
+      `⚠ dangerous command (${request.reason}): ${request.command}\nallow? [o]nce, [s]ession, [a]lways, [d]eny> `,
+    );
+    return parseApprovalAnswer((await this.reader.next()) ?? "");
+  }
+
+  exit(): void {}
+
+  private endLine(): void {
+    if (this.midLine) process.stdout.write("\n");
+    this.midLine = false;
+  }
+}
+
+async function runLineMode(flags: ChatFlags): Promise<void> {
+  const { ChatController } = await import("./tui/controller.js");
+  const reader = new LineReader(process.stdin);
+  const view = new LineView(reader, Boolean(flags.quiet));
+  const controller = await ChatController.create(flags, view);
+  view.controller = controller;
+  let lastSigint = 0;
+  const onSigint = () => {
+    const now = Date.now();
+    if (controller.busy && now - lastSigint > 2000) controller.stop();
+    else controller.exit();
+    lastSigint = now;
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    for (;;) {
+      const line = await reader.next();
+      if (line === undefined || controller.exiting) break;
+      await controller.submit(line);
+      await controller.idle();
+      if (controller.exiting) break;
     }
   } finally {
-    rl.close();
-    stopStreaming();
-    detach();
-    await runtime.close();
+    process.off("SIGINT", onSigint);
+    await controller.close();
   }
 }

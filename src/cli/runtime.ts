@@ -2,19 +2,28 @@
  * Builds a ready Agent for a surface from HERMES_HOME (config.yaml, .env) and command-line
  * flags: resolves provider and model, registers the built-in tools, opens the session store.
  */
-import { Agent } from "../agent/agent.js";
+import { Agent, type AgentOptions } from "../agent/agent.js";
+import { IterationBudget } from "../agent/budget.js";
+import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
+import { MemoryManager } from "../agent/memory-manager.js";
+import type { CredentialPool } from "../llm/credential-pool.js";
 import { PROVIDERS, resolveProvider } from "../llm/providers.js";
 import type { ApiMode } from "../llm/types.js";
-import { loadConfig, setConfigValue } from "../state/config.js";
+import { AuthStoreError } from "../state/auth-store.js";
+import { loadConfig } from "../state/config.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { loadDotEnv } from "../state/dotenv.js";
+import { MemoryStore } from "../state/memory-store.js";
 import { hermesHome, hermesPaths } from "../state/paths.js";
 import { openSessionStore, type SessionStore } from "../state/session-store.js";
-import { approvalPolicyFromConfig } from "../tools/approval/policy.js";
-import { registerBuiltinTools } from "../tools/builtin/index.js";
-import { ToolRegistry } from "../tools/registry.js";
+import type { ApprovalPolicy } from "../tools/approval/policy.js";
+import { type ToolContext, ToolRegistry } from "../tools/registry.js";
+import { checkContextWindow } from "./context-check.js";
+import { loadCredentialPool, persistPool } from "./credentials.js";
 import { UsageError } from "./exit-codes.js";
+import { type DetectOptions, detectLocalServer } from "./local-servers.js";
 import type { ChatFlags } from "./program.js";
+import { assembleTools, awaitMcp } from "./runtime-tools.js";
 
 export interface Runtime {
   agent: Agent;
@@ -22,7 +31,22 @@ export interface Runtime {
   model: string;
   provider: string;
   store: SessionStore;
+  /** The approval policy shared by the shell tools (`/yolo` flips its `yolo` flag). */
+  approvals: ApprovalPolicy;
+  /** The base URL in use, when one was given or detected. */
+  baseUrl?: string;
   close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  interactive: boolean;
+  quiet: boolean;
+  /** Answers the clarify tool (interactive surfaces). */
+  clarify?: ToolContext["clarify"];
+  /** Asks the user about dangerous commands (interactive surfaces). */
+  requestApproval?: ToolContext["requestApproval"];
+  /** Where to look for a local model server when nothing is configured; `false` skips the probe. */
+  localServers?: DetectOptions | false;
 }
 
 export const NO_PROVIDER_HELP = [
@@ -45,11 +69,15 @@ function parseMaxTurns(raw: string | undefined, fallback: number): number {
   return value;
 }
 
-function persistAllowlist(home: string, config: HermesConfig, pattern: string): void {
-  const current = config.approvals.command_allowlist;
-  if (current.includes(pattern)) return;
-  current.push(pattern);
-  setConfigValue(home, "approvals.command_allowlist", JSON.stringify(current));
+/** `memory.*` in config: the built-in MEMORY.md / USER.md with their limits, or none. */
+function memoryOption(home: string, config: HermesConfig): Pick<AgentOptions, "memory"> {
+  if (!config.memory.memory_enabled) return { memory: false };
+  const store = new MemoryStore({
+    dir: hermesPaths(home).memoriesDir,
+    memoryCharLimit: config.memory.memory_char_limit,
+    userCharLimit: config.memory.user_char_limit,
+  });
+  return { memory: new MemoryManager({ store }) };
 }
 
 async function sessionToResume(store: SessionStore, flags: ChatFlags): Promise<string | undefined> {
@@ -67,41 +95,56 @@ async function sessionToResume(store: SessionStore, flags: ChatFlags): Promise<s
   return undefined;
 }
 
-export async function buildRuntime(
-  flags: ChatFlags,
-  options: { interactive: boolean; quiet: boolean },
-): Promise<Runtime> {
+export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): Promise<Runtime> {
   const home = hermesHome();
   loadDotEnv(home);
   const { config, warnings } = loadConfig({ home });
   if (!options.quiet) for (const warning of warnings) process.stderr.write(`hermes: ${warning}\n`);
 
-  const baseUrl = flags.baseUrl ?? (config.model.base_url || undefined);
+  let baseUrl = flags.baseUrl ?? (config.model.base_url || undefined);
   let provider =
     flags.provider ?? (config.model.provider && config.model.provider !== "auto" ? config.model.provider : undefined);
   if (!provider) provider = baseUrl ? "custom" : providerFromEnvironment(process.env);
+  let detectedModel: string | undefined;
+  if (!provider && options.localServers !== false) {
+    // Only when nothing at all is configured: a local server answers without a key.
+    const local = await detectLocalServer(options.localServers ?? {});
+    if (local) {
+      provider = "custom";
+      baseUrl = local.baseUrl;
+      detectedModel = flags.model ?? (local.models.includes(config.model.default) ? config.model.default : local.model);
+      process.stderr.write(
+        `hermes: no provider configured; using ${local.name} at ${local.baseUrl} (model ${detectedModel})\n`,
+      );
+    }
+  }
   if (!provider) throw new UsageError(NO_PROVIDER_HELP);
   const info = resolveProvider(provider);
   if (!info) throw new UsageError(`unknown provider "${provider}" (see docs/providers.md for the list)`);
-  const model = flags.model ?? (config.model.default || undefined);
+  const model = detectedModel ?? flags.model ?? (config.model.default || undefined);
   if (!model) throw new UsageError(`no model given for provider ${info.id}: pass --model or set model.default`);
   const configMode = config.model.api_mode !== "auto" ? (config.model.api_mode as ApiMode) : undefined;
   const apiMode = (flags.apiMode as ApiMode | undefined) ?? configMode;
 
+  const cwd = process.cwd();
   const registry = new ToolRegistry();
-  const approvals = approvalPolicyFromConfig(config, {
-    yolo: Boolean(flags.yolo),
-    persistAllowlist: (pattern) => persistAllowlist(home, config, pattern),
+  const tools = await assembleTools(registry, { home, cwd, config, yolo: Boolean(flags.yolo), quiet: options.quiet });
+  const apiKey = flags.apiKey;
+  const context = await checkContextWindow({
+    model,
+    provider: info.id,
+    baseUrl,
+    apiKey,
+    configured: config.model.context_length,
+    minimum: config.model.min_context_length,
   });
-  registerBuiltinTools(registry, {
-    approvals,
-    terminalTimeoutSeconds: config.terminal.timeout,
-    codeExecution: {
-      timeoutSeconds: config.code_execution.timeout,
-      maxToolCalls: config.code_execution.max_tool_calls,
-    },
-    ...(config.web.backend ? { webBackend: config.web.backend } : {}),
-  });
+  let credentialPool: CredentialPool | undefined;
+  try {
+    credentialPool = apiKey ? undefined : loadCredentialPool(home, info.id, config, process.env);
+  } catch (error) {
+    if (!(error instanceof AuthStoreError)) throw error;
+    process.stderr.write(`hermes: ${error.message}\n`);
+  }
   const store = await openSessionStore(hermesPaths(home).stateDb);
   const sessionId = await sessionToResume(store, flags);
   const enabledToolsets = flags.toolsets
@@ -109,14 +152,15 @@ export async function buildRuntime(
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean)
-    : config.toolsets;
+    : [...config.toolsets, ...tools.mcpToolsets];
 
-  const agent = new Agent({
+  const agentOptions: AgentOptions = {
     model,
     provider: info.id,
     ...(baseUrl ? { baseUrl } : {}),
-    ...(flags.apiKey ? { apiKey: flags.apiKey } : {}),
+    ...(apiKey ? { apiKey } : {}),
     ...(apiMode ? { apiMode } : {}),
+    ...(credentialPool ? { credentialPool } : {}),
     fallbackProviders: config.fallback_providers.map((f) => ({
       provider: f.provider,
       model: f.model,
@@ -129,20 +173,51 @@ export async function buildRuntime(
     platform: "cli",
     sessionStore: store,
     home,
-    cwd: process.cwd(),
+    cwd,
     interactive: options.interactive,
     services: { sessionSearch: (query: string, limit: number) => store.search(query, { limit }) },
     quiet: options.quiet,
+    skillsIndex: tools.skillsIndex,
+    ...memoryOption(home, config),
+    compression: {
+      enabled: config.compression.enabled,
+      threshold: config.compression.threshold,
+      targetRatio: config.compression.target_ratio,
+      protectFirstN: config.compression.protect_first_n,
+      protectLastN: config.compression.protect_last_n,
+    },
+    ...(context.contextLength ? { contextLength: context.contextLength } : {}),
+    ...(context.extraBody ? { extraBody: context.extraBody } : {}),
     ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
     ...(config.agent.reasoning_effort ? { reasoningEffort: config.agent.reasoning_effort } : {}),
     ...(sessionId ? { sessionId } : {}),
-  });
+    ...(options.clarify ? { clarify: options.clarify } : {}),
+    ...(options.requestApproval ? { requestApproval: options.requestApproval } : {}),
+  };
+  // Subagents draw on each run's budget through the tool context; this one is only a fallback.
+  registerDelegateTool(
+    registry,
+    delegationDepsFrom(agentOptions, new IterationBudget(agentOptions.maxIterations), config.delegation),
+  );
+  const agent = new Agent(agentOptions);
+  await awaitMcp(tools.mcp, options.quiet);
+  const approvals = tools.approvals;
   return {
     agent,
     config,
     model,
     provider: info.id,
     store,
-    close: async () => store.close(),
+    approvals,
+    ...(baseUrl ? { baseUrl } : {}),
+    close: async () => {
+      if (credentialPool) {
+        await persistPool(home, credentialPool).catch((error: Error) => {
+          process.stderr.write(`hermes: could not save credential status: ${error.message}\n`);
+        });
+      }
+      await tools.mcp?.close();
+      store.close();
+    },
   };
 }

@@ -40,6 +40,8 @@ const modelSection = section({
   context_length: integerAtLeast(0, 0),
   /** Output token cap per request (0 = provider default). */
   max_tokens: integerAtLeast(0, 0),
+  /** Refuse models whose window is smaller than this many tokens (0 = allow any). */
+  min_context_length: integerAtLeast(0, 64_000),
 });
 
 /** `model: some-id` is shorthand for `model: {default: some-id}`. */

@@ -1,0 +1,56 @@
+/**
+ * Before a session starts: how large is the model's window, is it large enough for the agent,
+ * and does a local Ollama server need to be told to load that much (it defaults to a few
+ * thousand tokens and silently truncates otherwise)?
+ */
+import {
+  assertMinimumContext,
+  ContextTooSmallError,
+  contextWindowFor,
+  ollamaContextBody,
+  type ProbeOptions,
+  probeContextLength,
+} from "../llm/context-windows.js";
+import { UsageError } from "./exit-codes.js";
+
+export interface ContextCheckInput {
+  model: string;
+  provider: string;
+  baseUrl?: string | undefined;
+  apiKey?: string | undefined;
+  /** `model.context_length`: 0 means look it up. */
+  configured: number;
+  /** `model.min_context_length`: 0 turns the check off. */
+  minimum: number;
+}
+
+export interface ContextCheck {
+  /** The window, when the configuration, the catalog or the server told us. */
+  contextLength?: number;
+  extraBody?: Record<string, unknown>;
+}
+
+const PROBED_PROVIDERS = new Set(["custom", "lmstudio", "ollama"]);
+
+export async function checkContextWindow(
+  input: ContextCheckInput,
+  probe: (options: ProbeOptions) => Promise<number | undefined> = probeContextLength,
+): Promise<ContextCheck> {
+  let tokens = input.configured > 0 ? input.configured : contextWindowFor(input.model);
+  if (!tokens && input.baseUrl && PROBED_PROVIDERS.has(input.provider)) {
+    tokens = await probe({ baseUrl: input.baseUrl, model: input.model, apiKey: input.apiKey, timeoutMs: 3000 }).catch(
+      () => undefined,
+    );
+  }
+  if (!tokens) return {};
+  try {
+    assertMinimumContext(tokens, { minimum: input.minimum, model: input.model, allowBelowMinimum: input.minimum <= 0 });
+  } catch (error) {
+    if (error instanceof ContextTooSmallError) {
+      throw new UsageError(`${error.message} To run anyway: hermes config set model.min_context_length 0`);
+    }
+    throw error;
+  }
+  const extraBody = ollamaContextBody(input.baseUrl, tokens);
+  return { contextLength: tokens, ...(extraBody ? { extraBody } : {}) };
+}

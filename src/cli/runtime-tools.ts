@@ -1,0 +1,80 @@
+/**
+ * The tools a CLI session gets: the built-ins, skills (seeded on first run), delegation, and
+ * the configured MCP servers, started in the background so a slow server never holds up the
+ * first prompt beyond its own connect timeout.
+ */
+
+import { setConfigValue } from "../state/config.js";
+import type { HermesConfig } from "../state/config-schema.js";
+import { type ApprovalPolicy, approvalPolicyFromConfig } from "../tools/approval/policy.js";
+import { registerBuiltinTools } from "../tools/builtin/index.js";
+import type { McpManager } from "../tools/mcp/manager.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { discoverSkills } from "../tools/skills/discovery.js";
+import { seedBundledSkills } from "../tools/skills/seed.js";
+import { buildSkillsIndex } from "../tools/skills/skills-index.js";
+import { registerSkillsTools } from "../tools/skills/tools.js";
+
+export interface SessionTools {
+  approvals: ApprovalPolicy;
+  skillsIndex: string;
+  mcp: McpManager | undefined;
+  /** Toolsets the MCP servers add (enabled unless --toolsets narrows the set). */
+  mcpToolsets: string[];
+}
+
+function persistAllowlist(home: string, config: HermesConfig, pattern: string): void {
+  const current = config.approvals.command_allowlist;
+  if (current.includes(pattern)) return;
+  current.push(pattern);
+  setConfigValue(home, "approvals.command_allowlist", JSON.stringify(current));
+}
+
+export async function assembleTools(
+  registry: ToolRegistry,
+  input: { home: string; cwd: string; config: HermesConfig; yolo: boolean; quiet: boolean },
+): Promise<SessionTools> {
+  const { home, cwd, config } = input;
+  const approvals = approvalPolicyFromConfig(config, {
+    yolo: input.yolo,
+    persistAllowlist: (pattern) => persistAllowlist(home, config, pattern),
+  });
+  registerBuiltinTools(registry, {
+    approvals,
+    terminalTimeoutSeconds: config.terminal.timeout,
+    codeExecution: {
+      timeoutSeconds: config.code_execution.timeout,
+      maxToolCalls: config.code_execution.max_tool_calls,
+    },
+    ...(config.web.backend ? { webBackend: config.web.backend } : {}),
+  });
+
+  try {
+    seedBundledSkills(home);
+  } catch (error) {
+    if (!input.quiet) process.stderr.write(`hermes: could not seed the bundled skills: ${(error as Error).message}\n`);
+  }
+  registerSkillsTools(registry, { home, cwd });
+  const { skills, problems } = discoverSkills({ home, cwd });
+  if (!input.quiet)
+    for (const problem of problems) process.stderr.write(`hermes: skill ${problem.path}: ${problem.message}\n`);
+
+  let mcp: McpManager | undefined;
+  if (Object.keys(config.mcp_servers).length > 0) {
+    const { McpManager } = await import("../tools/mcp/manager.js");
+    mcp = new McpManager({ servers: config.mcp_servers, registry });
+    void mcp.start();
+  }
+  return { approvals, skillsIndex: buildSkillsIndex(skills), mcp, mcpToolsets: mcp?.toolsetNames() ?? [] };
+}
+
+/** Wait for MCP servers (each bounded by its connect timeout) and report the ones that failed. */
+export async function awaitMcp(mcp: McpManager | undefined, quiet: boolean): Promise<void> {
+  if (!mcp) return;
+  const statuses = await mcp.start();
+  if (quiet) return;
+  const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
+  for (const line of formatMcpStatus(statuses.filter((s) => s.state !== "connected"))) {
+    process.stderr.write(`hermes: ${line}\n`);
+  }
+}

@@ -1,0 +1,62 @@
+/** What a slash command may do to the interactive session it runs in. */
+import type { Message } from "../../llm/types.js";
+import type { Runtime } from "../runtime.js";
+import type { SlashRegistry } from "./registry.js";
+
+export const TOOL_PROGRESS_MODES = ["off", "new", "all", "verbose"] as const;
+export type ToolProgressMode = (typeof TOOL_PROGRESS_MODES)[number];
+
+export interface DisplaySettings {
+  showReasoning: boolean;
+  toolProgress: ToolProgressMode;
+}
+
+export interface SessionUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  apiCalls: number;
+  toolCalls: number;
+  turns: number;
+  /** USD; undefined when the model's price is unknown. */
+  cost: number | undefined;
+}
+
+export interface ContextStatus {
+  tokens: number;
+  window: number;
+  percent: number;
+}
+
+export interface SlashContext {
+  /** Show lines of text in the transcript. */
+  print(text: string): void;
+  readonly busy: boolean;
+  readonly runtime: Runtime;
+  readonly display: DisplaySettings;
+  readonly commands: SlashRegistry<SlashContext>;
+  /** Start a fresh session with the same settings. */
+  newSession(): Promise<void>;
+  clearScreen(): void;
+  /** The conversation as the next turn will see it (loaded from the store after a resume). */
+  messages(): Promise<Message[]>;
+  /** Drop the last user turn and everything after it; returns its text, or undefined when there is none. */
+  undo(): Promise<string | undefined>;
+  /** Send a message now, or after the running turn when busy. */
+  send(text: string): Promise<void>;
+  /** Run a message after the current turn (and anything queued before it). */
+  enqueue(text: string): void;
+  /** Interrupt the running turn. */
+  stop(): void;
+  resume(sessionId: string): Promise<void>;
+  /** Switch model (and provider) for the rest of this session. */
+  switchModel(model: string, provider?: string): Promise<void>;
+  setYolo(on: boolean): void;
+  /** Summarise older turns now (optionally around a topic); returns what happened, for the user. */
+  compress(focus?: string): Promise<string>;
+  usage(): SessionUsage;
+  contextStatus(): Promise<ContextStatus>;
+  exit(): void;
+}

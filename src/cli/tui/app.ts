@@ -1,0 +1,208 @@
+/**
+ * The interactive terminal UI: a transcript with streamed markdown and tool progress, inline
+ * prompts, a multi-line input with history and slash-command completion, and a status bar.
+ * Ctrl+C stops the running turn; a second Ctrl+C within two seconds (or Ctrl+D on an empty
+ * input) leaves.
+ */
+import {
+  CombinedAutocompleteProvider,
+  type Component,
+  Container,
+  Editor,
+  matchesKey,
+  ProcessTerminal,
+  Text,
+  TUI,
+  truncateToWidth,
+  visibleWidth,
+} from "@mariozechner/pi-tui";
+import type { AgentEvent } from "../../agent/events.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
+import type { ChatFlags } from "../program.js";
+import type { ContextStatus } from "../slash/context.js";
+import { ChatController, type ChatView, type TurnOutcome } from "./controller.js";
+import { statusText } from "./format.js";
+import { InlinePrompts } from "./prompts.js";
+import { editorTheme, style } from "./theme.js";
+import { Transcript } from "./transcript.js";
+
+const DOUBLE_PRESS_MS = 2000;
+
+class StatusBar implements Component {
+  text = "";
+
+  render(width: number): string[] {
+    const line = truncateToWidth(` ${this.text}`, width);
+    return [style.inverse(line + " ".repeat(Math.max(0, width - visibleWidth(line))))];
+  }
+
+  invalidate(): void {}
+}
+
+class TuiView implements ChatView {
+  readonly tui = new TUI(new ProcessTerminal());
+  readonly editor = new Editor(this.tui, editorTheme);
+  readonly statusBar = new StatusBar();
+  readonly promptArea = new Container();
+  readonly prompts = new InlinePrompts(this.tui, this.promptArea, this.editor);
+  transcript: Transcript | undefined;
+  controller: ChatController | undefined;
+  private context: ContextStatus | undefined;
+  private lastCtrlC = 0;
+  private resolveClosed: () => void = () => {};
+  readonly closed = new Promise<void>((resolve) => {
+    this.resolveClosed = resolve;
+  });
+
+  attach(controller: ChatController): void {
+    this.controller = controller;
+    const { runtime } = controller;
+    const transcript = new Transcript(
+      this.tui,
+      controller.display,
+      (tool) => controller.runtime.agent.options.registry?.get(tool)?.emoji,
+    );
+    this.transcript = transcript;
+    const header = [
+      style.bold("Hermes Agent"),
+      style.gray(` · ${runtime.provider}/${runtime.model} · session ${runtime.agent.sessionId}`),
+      "\n",
+      style.gray("Enter sends · Alt+Enter new line · /help for commands · Ctrl+C stops a turn, twice exits"),
+    ].join("");
+    this.tui.addChild(new Text(header, 1, 0));
+    this.tui.addChild(transcript.container);
+    this.tui.addChild(transcript.activity);
+    this.tui.addChild(this.promptArea);
+    this.tui.addChild(this.editor);
+    this.tui.addChild(this.statusBar);
+    this.editor.setAutocompleteProvider(
+      new CombinedAutocompleteProvider(
+        controller.commands.list().map((c) => ({ name: c.name, description: c.description })),
+        process.cwd(),
+      ),
+    );
+    this.editor.onSubmit = (text) => this.onSubmit(text);
+    this.tui.addInputListener((data) => this.onKey(data));
+    this.tui.setFocus(this.editor);
+    this.statusChanged();
+    void controller.messages().then((messages) => {
+      if (messages.length === 0) return;
+      transcript.notice(`Resumed a session with ${messages.length} messages; /history shows them.`, "dim");
+      this.refreshContext();
+    });
+  }
+
+  private refreshContext(): void {
+    void this.controller
+      ?.contextStatus()
+      .then((status) => {
+        this.context = status;
+        this.statusChanged();
+      })
+      .catch(() => undefined);
+  }
+
+  private onSubmit(text: string): void {
+    const trimmed = text.trim();
+    if (this.prompts.takeTyped(text)) return;
+    if (!trimmed) return;
+    this.editor.addToHistory(trimmed);
+    const controller = this.controller;
+    if (!controller) return;
+    if (trimmed.startsWith("/") && controller.commands.resolve(trimmed)) this.transcript?.notice(trimmed, "dim");
+    void controller.submit(trimmed).catch((error: unknown) => this.print(`✗ ${(error as Error).message}`));
+  }
+
+  private onKey(data: string): { consume: boolean } | undefined {
+    const controller = this.controller;
+    if (!controller) return undefined;
+    if (matchesKey(data, "ctrl+c")) {
+      const now = Date.now();
+      const again = now - this.lastCtrlC < DOUBLE_PRESS_MS;
+      this.lastCtrlC = now;
+      if (again) {
+        controller.exit();
+      } else if (controller.busy) {
+        this.prompts.cancel();
+        controller.stop();
+      } else if (this.editor.getText()) {
+        this.editor.setText("");
+        this.lastCtrlC = 0;
+      } else {
+        this.transcript?.notice("Press Ctrl+C again to exit.", "dim");
+      }
+      return { consume: true };
+    }
+    if (matchesKey(data, "ctrl+d") && !this.editor.getText() && !this.prompts.active) {
+      controller.exit();
+      return { consume: true };
+    }
+    return undefined;
+  }
+
+  print(text: string): void {
+    this.transcript?.notice(text);
+  }
+
+  clearScreen(): void {
+    this.transcript?.clear();
+  }
+
+  agentEvent(event: AgentEvent): void {
+    this.transcript?.event(event);
+  }
+
+  turnStarted(text: string): void {
+    this.transcript?.userMessage(text);
+    this.statusChanged();
+  }
+
+  turnEnded(outcome: TurnOutcome): void {
+    this.prompts.cancel();
+    this.transcript?.endTurn(outcome);
+    this.refreshContext();
+  }
+
+  statusChanged(): void {
+    const controller = this.controller;
+    if (!controller) return;
+    this.statusBar.text = statusText({
+      model: controller.runtime.model,
+      usage: controller.usage(),
+      context: this.context,
+      busy: controller.busy,
+      queued: controller.queued,
+      yolo: controller.runtime.approvals.yolo,
+    });
+    this.tui.requestRender();
+  }
+
+  askClarify(question: string, choices?: string[]): Promise<string> {
+    return this.prompts.clarify(question, choices);
+  }
+
+  askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const seconds = this.controller?.runtime.config.approvals.timeout;
+    return this.prompts.approval(request, seconds ? seconds * 1000 : undefined);
+  }
+
+  exit(): void {
+    this.prompts.cancel();
+    this.resolveClosed();
+  }
+}
+
+export async function runTui(flags: ChatFlags): Promise<void> {
+  const view = new TuiView();
+  // Built before the screen starts, so a configuration error prints as plain text.
+  const controller = await ChatController.create(flags, view);
+  view.attach(controller);
+  view.tui.start();
+  await view.closed;
+  await controller.close();
+  view.tui.stop();
+  if (controller.usage().turns > 0 || flags.resume || flags.continue) {
+    const id = controller.runtime.agent.sessionId;
+    process.stdout.write(`Session ${id} saved. Continue it with: hermes --resume ${id}\n`);
+  }
+}

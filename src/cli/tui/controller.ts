@@ -1,0 +1,384 @@
+/**
+ * The interactive session without the screen: runs turns one after another, queues what the
+ * user sends meanwhile, dispatches slash commands, and rebuilds the agent when the session or
+ * model changes. A view (the TUI, or plain lines when stdin is not a terminal) draws it.
+ */
+import type { RunResult } from "../../agent/agent.js";
+import type { AgentEvent } from "../../agent/events.js";
+import { resolveToolNames } from "../../agent/options.js";
+import { contextWindowFor } from "../../llm/context-windows.js";
+import type { Message } from "../../llm/types.js";
+import { estimateCost } from "../../llm/usage.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
+import { estimateTextTokens, estimateTokens } from "../../util/tokens.js";
+import type { ChatFlags } from "../program.js";
+import { buildRuntime, type Runtime, type RuntimeOptions } from "../runtime.js";
+import { createSlashRegistry } from "../slash/commands.js";
+import type { ContextStatus, DisplaySettings, SessionUsage, SlashContext, ToolProgressMode } from "../slash/context.js";
+import { describeUnresolved, type SlashRegistry, type SlashResolution } from "../slash/registry.js";
+
+export interface TurnOutcome {
+  text: string;
+  result?: RunResult;
+  error?: string;
+}
+
+/** What the controller needs from whatever draws the session. */
+export interface ChatView {
+  print(text: string): void;
+  clearScreen(): void;
+  agentEvent(event: AgentEvent): void;
+  turnStarted(text: string): void;
+  turnEnded(outcome: TurnOutcome): void;
+  /** Session, model, usage or busy state changed: redraw the status line. */
+  statusChanged(): void;
+  askClarify(question: string, choices?: string[]): Promise<string>;
+  askApproval(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  exit(): void;
+}
+
+const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** The parts of the agent's compression result this view reports. */
+interface CompressOutcome {
+  compressed: boolean;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  reason?: string;
+}
+
+function emptyTotals(): SessionUsage {
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    apiCalls: 0,
+    toolCalls: 0,
+    turns: 0,
+    cost: 0,
+  };
+}
+
+function textOf(content: Message["content"]): string {
+  if (content === null) return "";
+  if (typeof content === "string") return content;
+  return content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
+function toolProgressFrom(value: string): ToolProgressMode {
+  return value === "off" || value === "new" || value === "verbose" ? value : "all";
+}
+
+export class ChatController implements SlashContext {
+  readonly commands: SlashRegistry<SlashContext> = createSlashRegistry();
+  readonly display: DisplaySettings;
+  private current: Runtime;
+  private unsubscribe: () => void;
+  private running: Promise<void> | undefined;
+  private readonly queue: string[] = [];
+  /** History the next turn starts from, after /undo or a model switch. */
+  private pendingHistory: Message[] | undefined;
+  private totals = emptyTotals();
+  private systemPromptTokens = 0;
+  private closed = false;
+
+  private constructor(
+    runtime: Runtime,
+    private flags: ChatFlags,
+    private readonly view: ChatView,
+    private readonly runtimeOptions: RuntimeOptions,
+  ) {
+    this.current = runtime;
+    this.display = {
+      showReasoning: runtime.config.display.show_reasoning,
+      toolProgress: flags.verbose ? "verbose" : toolProgressFrom(runtime.config.display.tool_progress),
+    };
+    this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
+  }
+
+  static async create(
+    flags: ChatFlags,
+    view: ChatView,
+    options: Pick<RuntimeOptions, "localServers"> = {},
+  ): Promise<ChatController> {
+    const runtimeOptions: RuntimeOptions = {
+      ...options,
+      interactive: true,
+      quiet: Boolean(flags.quiet),
+      clarify: (question, choices) => view.askClarify(question, choices),
+      requestApproval: (request) => view.askApproval(request),
+    };
+    const runtime = await buildRuntime(flags, runtimeOptions);
+    const controller = new ChatController(runtime, { ...flags }, view, { ...runtimeOptions, quiet: true });
+    if (flags.resume || flags.continue) await controller.loadTotals();
+    return controller;
+  }
+
+  get runtime(): Runtime {
+    return this.current;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves when the running turn and everything queued behind it have finished. */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  print(text: string): void {
+    this.view.print(text);
+  }
+
+  clearScreen(): void {
+    this.view.clearScreen();
+  }
+
+  /** Handle one line the user entered: a slash command, or a message for the agent. */
+  async submit(line: string): Promise<void> {
+    const text = line.trim();
+    if (!text) return;
+    const resolution = this.commands.resolve(text);
+    if (resolution) return this.runCommand(resolution);
+    await this.send(text);
+  }
+
+  private async runCommand(resolution: SlashResolution<SlashContext>): Promise<void> {
+    if (resolution.kind !== "command") return this.print(describeUnresolved(resolution));
+    const { command, args } = resolution;
+    if (this.busy && !command.whileBusy) {
+      return this.print(`/${command.name} has to wait: the agent is working. /stop it first, or /queue a message.`);
+    }
+    try {
+      await command.run(args, this);
+    } catch (error) {
+      this.print(`/${command.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.view.statusChanged();
+  }
+
+  send(text: string): Promise<void> {
+    if (this.running) {
+      // A message typed while the agent works stops the turn and goes next.
+      this.queue.unshift(text);
+      this.print("Interrupting: your message goes next.");
+      this.current.agent.interrupt();
+      return this.running;
+    }
+    const run = this.drain(text).finally(() => {
+      this.running = undefined;
+      this.view.statusChanged();
+    });
+    this.running = run;
+    this.view.statusChanged();
+    return run;
+  }
+
+  enqueue(text: string): void {
+    if (this.running) {
+      this.queue.push(text);
+      this.view.statusChanged();
+    } else {
+      void this.send(text);
+    }
+  }
+
+  stop(): void {
+    this.queue.length = 0;
+    this.current.agent.interrupt();
+  }
+
+  private async drain(first: string): Promise<void> {
+    let next: string | undefined = first;
+    while (next !== undefined && !this.closed) {
+      await this.runTurn(next);
+      next = this.queue.shift();
+    }
+  }
+
+  private async runTurn(text: string): Promise<void> {
+    this.view.turnStarted(text);
+    const history = this.pendingHistory;
+    this.pendingHistory = undefined;
+    const outcome: TurnOutcome = { text };
+    try {
+      outcome.result = await this.current.agent.runConversation(text, history ? { conversationHistory: history } : {});
+      if (outcome.result.error) outcome.error = outcome.result.error;
+      this.addUsage(outcome.result);
+    } catch (error) {
+      outcome.error = error instanceof Error ? error.message : String(error);
+    }
+    if (!this.systemPromptTokens) await this.loadSystemPromptSize();
+    this.view.turnEnded(outcome);
+  }
+
+  private addUsage(result: RunResult): void {
+    const t = this.totals;
+    t.inputTokens += result.usage.inputTokens;
+    t.outputTokens += result.usage.outputTokens;
+    t.cacheReadTokens += result.usage.cacheReadTokens;
+    t.cacheWriteTokens += result.usage.cacheWriteTokens;
+    t.reasoningTokens += result.usage.reasoningTokens;
+    t.apiCalls += result.apiCalls;
+    t.toolCalls += result.toolCalls;
+    t.turns += 1;
+    const cost = estimateCost(result.model, result.usage);
+    t.cost = t.cost === undefined || cost === undefined ? undefined : t.cost + cost;
+  }
+
+  private async loadTotals(): Promise<void> {
+    const session = await this.current.store.getSession(this.current.agent.sessionId);
+    if (!session) return;
+    const usage = {
+      inputTokens: session.promptTokens,
+      outputTokens: session.completionTokens,
+      cacheReadTokens: session.cacheReadTokens,
+      cacheWriteTokens: session.cacheWriteTokens,
+      reasoningTokens: 0,
+    };
+    this.totals = { ...emptyTotals(), ...usage, cost: estimateCost(this.current.model, usage) };
+    this.systemPromptTokens = session.systemPrompt ? estimateTextTokens(session.systemPrompt) : 0;
+  }
+
+  private async loadSystemPromptSize(): Promise<void> {
+    const session = await this.current.store.getSession(this.current.agent.sessionId);
+    if (session?.systemPrompt) this.systemPromptTokens = estimateTextTokens(session.systemPrompt);
+  }
+
+  usage(): SessionUsage {
+    return { ...this.totals };
+  }
+
+  async messages(): Promise<Message[]> {
+    if (this.pendingHistory) return [...this.pendingHistory];
+    const { agent, store } = this.current;
+    if (agent.messages.length > 0) return [...agent.messages];
+    if (!(await store.getSession(agent.sessionId))) return [];
+    const stored = await store.getMessages(agent.sessionId);
+    return stored.filter((m) => m.role !== "system") as Message[];
+  }
+
+  async undo(): Promise<string | undefined> {
+    const messages = await this.messages();
+    let index = messages.length - 1;
+    while (index >= 0 && messages[index]!.role !== "user") index--;
+    if (index < 0) return undefined;
+    this.pendingHistory = messages.slice(0, index);
+    this.view.statusChanged();
+    return textOf(messages[index]!.content);
+  }
+
+  async contextStatus(): Promise<ContextStatus> {
+    const { agent, config, model } = this.current;
+    const messages = await this.messages();
+    const registry = agent.options.registry;
+    const schemas = registry ? JSON.stringify(registry.definitions(await resolveToolNames(agent.options))) : "";
+    const tokens = estimateTokens(messages) + this.systemPromptTokens + estimateTextTokens(schemas);
+    const window = config.model.context_length || contextWindowFor(model) || DEFAULT_CONTEXT_WINDOW;
+    return { tokens, window, percent: Math.min(100, Math.round((tokens / window) * 100)) };
+  }
+
+  async newSession(): Promise<void> {
+    await this.rebuild({ resume: undefined, continue: false });
+    this.pendingHistory = undefined;
+    this.totals = emptyTotals();
+    this.systemPromptTokens = 0;
+  }
+
+  async resume(sessionId: string): Promise<void> {
+    await this.rebuild({ resume: sessionId, continue: false });
+    this.pendingHistory = undefined;
+    await this.loadTotals();
+  }
+
+  async switchModel(model: string, provider?: string): Promise<void> {
+    const history = await this.messages();
+    const { agent, store, provider: currentProvider, baseUrl } = this.current;
+    const saved = await store.getSession(agent.sessionId);
+    const changesProvider = provider !== undefined && provider !== currentProvider;
+    const patch: Partial<ChatFlags> = {
+      model,
+      provider: provider ?? currentProvider,
+      baseUrl: changesProvider ? undefined : baseUrl,
+      // The provider's own key is read from the environment when the provider changes.
+      apiKey: changesProvider ? undefined : this.flags.apiKey,
+      resume: saved ? agent.sessionId : undefined,
+      continue: false,
+    };
+    await this.rebuild(patch);
+    if (history.length > 0) this.pendingHistory = history;
+  }
+
+  async compress(focus?: string): Promise<string> {
+    const agent = this.current.agent as unknown as {
+      compress?: (focus?: string) => Promise<CompressOutcome | undefined>;
+    };
+    if (typeof agent.compress !== "function") return "Manual compression is not available yet in this version.";
+    if (this.pendingHistory) {
+      return "An /undo is waiting to be applied with your next message; send it first, then /compress.";
+    }
+    const before = await this.contextStatus();
+    const result = await agent.compress(focus);
+    if (!result) return "Nothing to compress yet.";
+    if (!result.compressed) return `Nothing was compressed${result.reason ? `: ${result.reason}` : "."}`;
+    const after = await this.contextStatus();
+    this.view.statusChanged();
+    const from = result.tokensBefore ?? before.tokens;
+    const to = result.tokensAfter ?? after.tokens;
+    return `Compressed: about ${from} → ${to} tokens (${after.percent}% of the context window).`;
+  }
+
+  setYolo(on: boolean): void {
+    this.flags.yolo = on;
+    this.current.approvals.yolo = on;
+    this.view.statusChanged();
+  }
+
+  /** Build a new runtime from the flags with `patch` applied, and retire the old one. */
+  private async rebuild(patch: Partial<ChatFlags>): Promise<void> {
+    const next = { ...this.flags, ...patch };
+    for (const key of Object.keys(next) as Array<keyof ChatFlags>) if (next[key] === undefined) delete next[key];
+    const runtime = await buildRuntime(next, this.runtimeOptions);
+    const old = this.current;
+    if (old.agent.options.reasoningEffort) runtime.agent.options.reasoningEffort = old.agent.options.reasoningEffort;
+    runtime.approvals.yolo = old.approvals.yolo;
+    this.unsubscribe();
+    this.current = runtime;
+    this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
+    // Later rebuilds start from what this one resolved (a detected local server stays picked).
+    this.flags = { ...next, model: runtime.model, provider: runtime.provider };
+    if (runtime.baseUrl) this.flags.baseUrl = runtime.baseUrl;
+    await old.close();
+    this.view.statusChanged();
+  }
+
+  exit(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    if (this.running) this.current.agent.interrupt("the session is closing");
+    this.view.exit();
+  }
+
+  get exiting(): boolean {
+    return this.closed;
+  }
+
+  /** Wait for the running turn to stop, then release the session store. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.running) {
+      this.current.agent.interrupt("the session is closing");
+      await this.running;
+    }
+    this.unsubscribe();
+    await this.current.close();
+  }
+}

@@ -1,0 +1,59 @@
+/** Text of the TUI's one-line pieces (tool progress, status bar), kept pure so tests can pin them. */
+import type { ContextStatus, SessionUsage } from "../slash/context.js";
+import { formatCost, formatTokens } from "../slash/control-commands.js";
+
+export const DEFAULT_TOOL_EMOJI = "⚙️";
+
+export interface ToolLineInput {
+  emoji?: string | undefined;
+  name: string;
+  preview: string;
+  /** Set once the tool finished. */
+  durationMs?: number;
+  failed?: boolean;
+}
+
+/** `💻 terminal: ls -la (0.3s)`, or `… terminal: ls -la` while it runs. */
+export function toolLine(input: ToolLineInput): string {
+  const head = `${input.emoji ?? DEFAULT_TOOL_EMOJI} ${input.name}${input.preview ? `: ${input.preview}` : ""}`;
+  if (input.durationMs === undefined) return `${head} …`;
+  return `${head} (${(input.durationMs / 1000).toFixed(1)}s)${input.failed ? " ✗" : ""}`;
+}
+
+export interface StatusInput {
+  model: string;
+  usage: SessionUsage;
+  context?: ContextStatus | undefined;
+  busy: boolean;
+  queued: number;
+  yolo: boolean;
+}
+
+export function statusText(input: StatusInput): string {
+  const parts = [input.model];
+  if (input.usage.turns > 0 || input.usage.inputTokens > 0) {
+    parts.push(`${formatTokens(input.usage.inputTokens)} in / ${formatTokens(input.usage.outputTokens)} out`);
+    parts.push(formatCost(input.usage.cost));
+  }
+  if (input.context) parts.push(`ctx ${input.context.percent}%`);
+  if (input.yolo) parts.push("YOLO");
+  if (input.queued > 0) parts.push(`${input.queued} queued`);
+  parts.push(input.busy ? "working (Ctrl+C to stop)" : "/help");
+  return parts.join(" · ");
+}
+
+/** Pick the answer to an approval prompt typed as text: o/s/a/d or the whole word; anything else denies. */
+export function parseApprovalAnswer(text: string): "once" | "session" | "always" | "deny" {
+  const word = text.trim().toLowerCase();
+  if (word === "o" || word === "once" || word === "y" || word === "yes") return "once";
+  if (word === "s" || word === "session") return "session";
+  if (word === "a" || word === "always") return "always";
+  return "deny";
+}
+
+/** A typed clarify answer: a choice number picks that choice, anything else is the answer itself. */
+export function parseClarifyAnswer(text: string, choices: readonly string[] | undefined): string {
+  const trimmed = text.trim();
+  const index = /^\d+$/.test(trimmed) ? Number(trimmed) - 1 : -1;
+  return choices?.[index] ?? trimmed;
+}

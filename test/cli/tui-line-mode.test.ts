@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { startFakeProvider } from "../fake-provider/server.js";
+import type { FakeProvider } from "../fake-provider/types.js";
+import { lastToolResults } from "../helpers/agent-harness.js";
+
+let fake: FakeProvider;
+let home: string;
+before(async () => {
+  fake = await startFakeProvider({});
+  home = mkdtempSync(join(tmpdir(), "hermes-line-"));
+});
+after(async () => {
+  await fake.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** `hermes` with piped stdin (not a terminal), so the interactive session runs in line mode. */
+function hermes(stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = ["--provider", "custom", "--base-url", `${fake.url}/v1`, "--api-key", "k", "--model", "scripted"];
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    env: { ...process.env, HERMES_HOME: home, HERMES_YOLO_MODE: "" },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  child.stdin.end(stdin);
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+test("without a terminal each stdin line is a message or slash command, answers on stdout", async () => {
+  fake.setScript([
+    { toolCalls: [{ name: "terminal", arguments: { command: "echo line-mode" } }] },
+    (req) => ({ text: `the tool printed ${JSON.parse(lastToolResults(req)[0]!).output.trim()}` }),
+    { text: "second answer" },
+  ]);
+  const run = await hermes("first question\n/yolo\nsecond question\n/history\n");
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^the tool printed line-mode\n/);
+  assert.match(run.stdout, /YOLO on/);
+  assert.match(run.stdout, /second answer\n/);
+  assert.match(run.stdout, /you: first question[\s\S]*you: second question\nhermes: second answer/);
+  assert.match(run.stderr, /terminal: echo line-mode \(\d+\.\ds\)/);
+});
+
+test("in line mode an approval question reads its answer from the next line", async () => {
+  fake.setScript([
+    { toolCalls: [{ name: "terminal", arguments: { command: "rm -rf ./hermes-line-never-created" } }] },
+    (req) => ({ text: `result: ${lastToolResults(req)[0]}` }),
+  ]);
+  const run = await hermes("tidy up\nd\n/quit\nnot reached\n");
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /dangerous command \(recursive delete\): rm -rf \.\/hermes-line-never-created/);
+  assert.match(run.stdout, /result: .*denied/);
+  assert.doesNotMatch(run.stdout, /not reached/);
+});

@@ -1,0 +1,152 @@
+/**
+ * Drives the real TUI in a tmux pane (120x40) against the fake provider: type, press keys,
+ * and poll the screen until the expected text appears or a deadline passes.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { startFakeProvider } from "../fake-provider/server.js";
+import type { FakeProvider } from "../fake-provider/types.js";
+import { lastToolResults } from "../helpers/agent-harness.js";
+
+const SOCKET = `hermes-tui-test-${process.pid}`;
+let fake: FakeProvider;
+const homes: string[] = [];
+
+function tmux(...args: string[]): string {
+  return execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8" });
+}
+
+before(async () => {
+  const found = spawnSync("tmux", ["-V"], { encoding: "utf8" });
+  if (found.error || found.status !== 0) {
+    throw new Error("the TUI tests need tmux on PATH (Debian/Ubuntu: apt-get install -y tmux)");
+  }
+  fake = await startFakeProvider({ models: [{ id: "scripted" }] });
+});
+
+after(async () => {
+  spawnSync("tmux", ["-L", SOCKET, "kill-server"]);
+  await fake.close();
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
+});
+
+class Pane {
+  constructor(readonly name: string) {}
+
+  static start(name: string, extraArgs: string[] = []): Pane {
+    const home = mkdtempSync(join(tmpdir(), "hermes-tui-"));
+    homes.push(home);
+    const hermes = [
+      process.execPath,
+      "--import",
+      "tsx",
+      "src/cli/main.ts",
+      "--provider",
+      "custom",
+      "--base-url",
+      `${fake.url}/v1`,
+      "--api-key",
+      "k",
+      "--model",
+      "scripted",
+      ...extraArgs,
+    ].join(" ");
+    const command = `env HERMES_HOME=${home} HERMES_YOLO_MODE= NO_COLOR=1 ${hermes}; echo HERMES-EXITED-$?; sleep 600`;
+    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", process.cwd(), command);
+    return new Pane(name);
+  }
+
+  screen(): string {
+    return tmux("capture-pane", "-p", "-t", this.name);
+  }
+
+  type(text: string): void {
+    tmux("send-keys", "-t", this.name, "-l", text);
+  }
+
+  keys(...keys: string[]): void {
+    tmux("send-keys", "-t", this.name, ...keys);
+  }
+
+  /** Poll the screen until `pattern` shows, or fail with the screen as it was. */
+  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = this.screen();
+      if (pattern.test(screen)) return screen;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.fail(`timed out waiting for ${pattern} on screen:\n${screen}`);
+  }
+
+  async ready(): Promise<void> {
+    await this.waitFor(/Hermes Agent · custom\/scripted/);
+    await this.waitFor(/^ scripted · .*\/help/m);
+  }
+}
+
+test("a tool turn streams markdown and a tool progress line with its duration", async () => {
+  fake.setScript([
+    { text: "Checking.", toolCalls: [{ name: "terminal", arguments: { command: "echo tui-smoke" } }] },
+    {
+      text: "## Result\n\nThe shell said **tui-smoke**.\n\n- first point\n- second point",
+      usage: { input: 900, output: 20 },
+    },
+  ]);
+  const pane = Pane.start("tool-turn", ["--yolo"]);
+  await pane.ready();
+  pane.type("please run the tool");
+  pane.keys("Enter");
+  const screen = await pane.waitFor(/The shell said tui-smoke\./);
+  assert.match(screen, /› please run the tool/);
+  assert.match(screen, /terminal: echo tui-smoke \(\d+\.\ds\)/);
+  assert.match(screen, /^ *Result$/m, "the heading is rendered, not shown as ##");
+  assert.match(screen, /- first point/);
+  await pane.waitFor(/scripted · [\d.k]+ in \/ \d+ out · n\/a · ctx \d+% · YOLO · \/help/);
+});
+
+test("Ctrl+C during a stalled stream interrupts the turn and the prompt comes back", async () => {
+  fake.setScript([{ text: "I am about to stall for a long while", fault: { kind: "stall", afterChunks: 2 } }]);
+  const pane = Pane.start("interrupt");
+  await pane.ready();
+  pane.type("hello");
+  pane.keys("Enter");
+  await pane.waitFor(/working \(Ctrl\+C to stop\)/);
+  await pane.waitFor(/I am about/);
+  pane.keys("C-c");
+  await pane.waitFor(/\[interrupted\]/);
+  await pane.waitFor(/ · \/help/);
+  pane.type("are you there");
+  pane.keys("Enter");
+  await pane.waitFor(/› are you there\n\s*ok\b/);
+});
+
+test("/help lists the slash commands, an approval prompt answers inline, and /quit leaves", async () => {
+  fake.setScript([
+    { toolCalls: [{ name: "terminal", arguments: { command: "rm -rf ./hermes-tui-never-created" } }] },
+    { text: "Understood, I will not delete it." },
+  ]);
+  const pane = Pane.start("help-and-approval");
+  await pane.ready();
+  pane.type("/help");
+  pane.keys("Enter");
+  const help = await pane.waitFor(/\/quit +leave hermes/);
+  for (const name of ["/new", "/retry", "/undo", "/compress", "/steer", "/queue", "/model", "/yolo", "/usage"]) {
+    assert.ok(help.includes(name), `${name} is listed`);
+  }
+  pane.type("clean up");
+  pane.keys("Enter");
+  await pane.waitFor(/dangerous command \(recursive delete\)/);
+  await pane.waitFor(/Allow once[\s\S]*Deny/);
+  pane.keys("Escape");
+  await pane.waitFor(/Understood, I will not delete it\./);
+  assert.match(lastToolResults(fake.requests.at(-1)!)[0] ?? "", /denied/);
+  pane.type("/quit");
+  pane.keys("Enter");
+  await pane.waitFor(/HERMES-EXITED-0/);
+});
