@@ -1,16 +1,111 @@
 /**
- * `npm run bench`: prints every figure the code supports so far as a table.
- * Each figure is a median (min, max) over repeated runs, beside its baseline from the same run.
+ * `npm run bench`: prints every figure the code supports as Markdown tables. Each figure is a
+ * median (min, max) over repeated runs, beside its baseline from the same run.
+ *   npm run bench                      default groups (a few minutes on 2 cores)
+ *   npm run bench -- --only loop,store run the named groups
+ *   npm run bench -- --full            also the 1M-message session store figure (~1 min more)
+ *   npm run bench -- --peers           also hermes beside the pi coding agent (installs it once)
  */
-import { existsSync } from "node:fs";
-import { cpus } from "node:os";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { rssMethod } from "./child.js";
 import { benchColdStart } from "./cold-start.js";
-import { printTable } from "./stats.js";
+import { benchCompression } from "./compression.js";
+import { benchImports } from "./imports.js";
+import { benchLongLived } from "./long-lived.js";
+import { benchLoopOverhead } from "./loop-overhead.js";
+import { benchOneShot } from "./one-shot.js";
+import { benchPeers } from "./peers.js";
+import { benchPrefixStability } from "./prefix-stability.js";
+import { selectGroups } from "./select.js";
+import { benchSessionStore } from "./session-store.js";
+import { printTable, type Row, type TableHeader } from "./stats.js";
 
-if (!existsSync("dist/cli/main.js")) {
-  console.error("bench: dist/ is missing; run `npm run build` first");
-  process.exit(1);
+interface Flags {
+  full: boolean;
 }
 
-console.log(`hermes-agent benchmarks — node ${process.version}, ${cpus().length} cpu(s), ${new Date().toISOString()}`);
-printTable("Cold start", benchColdStart());
+interface Group {
+  name: string;
+  title: string;
+  /** Runs only when asked for by name or flag. */
+  optIn?: boolean;
+  run(flags: Flags): Promise<{ rows: Row[]; header?: TableHeader }>;
+}
+
+const rows = async (promise: Row[] | Promise<Row[]>) => ({ rows: await promise });
+
+const GROUPS: Group[] = [
+  { name: "cold-start", title: "Cold start", run: () => rows(benchColdStart()) },
+  { name: "one-shot", title: "One-shot run", run: () => rows(benchOneShot()) },
+  { name: "loop", title: "Harness overhead per loop iteration", run: () => rows(benchLoopOverhead()) },
+  {
+    name: "store",
+    title: "Session store",
+    run: (flags) => rows(benchSessionStore({ large: flags.full, largeBudgetMs: 300_000 })),
+  },
+  { name: "compression", title: "Compression", run: () => rows(benchCompression()) },
+  { name: "prefix", title: "Prompt-prefix stability", run: () => rows(benchPrefixStability()) },
+  { name: "long-lived", title: "Long-lived agent (leak check)", run: () => rows(benchLongLived()) },
+  { name: "imports", title: "Import time of the LLM layer", run: () => rows(benchImports()) },
+  { name: "peers", title: "Peer agent: the same one-tool task", optIn: true, run: () => benchPeers() },
+];
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      only: { type: "string" },
+      full: { type: "boolean", default: false },
+      peers: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    console.log("usage: npm run bench -- [--only GROUP[,GROUP...]] [--full] [--peers]");
+    console.log(`groups: ${GROUPS.map((g) => g.name + (g.optIn ? " (opt-in)" : "")).join(", ")}`);
+    return;
+  }
+  if (!existsSync("dist/cli/main.js")) {
+    console.error("bench: dist/ is missing; run `npm run build` first");
+    process.exit(1);
+  }
+  if (newestMtime("src") > statSync("dist/cli/main.js").mtimeMs) {
+    console.error("bench: warning: src/ is newer than dist/; run `npm run build` for current figures");
+  }
+  const groups = selectGroups(GROUPS, { only: values.only, optIn: values.peers ? ["peers"] : [] });
+  const cpu = cpus();
+  console.log(
+    `hermes-agent benchmarks — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, node ${process.version}, ` +
+      `${platform()} ${release()}, ${cpu.length} cpu(s) (${cpu[0]?.model.trim() ?? "unknown"}), ` +
+      `${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, load average ${loadavg()[0]?.toFixed(2)}, max RSS via ${rssMethod()}`,
+  );
+  const started = performance.now();
+  for (const group of groups) {
+    const groupStarted = performance.now();
+    const table = await group.run({ full: values.full });
+    printTable(
+      `${group.title} (${((performance.now() - groupStarted) / 1000).toFixed(1)} s)`,
+      table.rows,
+      table.header,
+    );
+  }
+  console.log(`\ntotal: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+}

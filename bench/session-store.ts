@@ -1,8 +1,9 @@
 /**
  * Session store figures: append throughput (one message per transaction, and 1,000 per
- * transaction), FTS search latency p50/p95 at 100k messages (and at 1M when the larger load
- * fits the time budget), and bytes on disk per 1,000 messages. Runs in a temp directory.
- * Run alone with: node --import tsx bench/session-store.ts
+ * transaction), FTS search latency p50/p95 at 100k messages (and, unless `large` is false, at 1M
+ * when the larger load fits the time budget), and bytes on disk per 1,000 messages. Runs in a
+ * temp directory.
+ * Run alone with: node --import tsx bench/session-store.ts [--full]
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -160,5 +161,5 @@ export async function benchSessionStore(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  printTable("Session store", await benchSessionStore());
+  printTable("Session store", await benchSessionStore({ large: process.argv.includes("--full") }));
 }

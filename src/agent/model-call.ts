@@ -94,8 +94,14 @@ export async function callModel(
   for (;;) {
     const route = routes[state.routeIndex]!;
     const request = amendRequest(buildRequest(route), state);
+    // One signal per attempt: fetch leaves its abort listener on the signal it is given, so
+    // handing it the turn's signal would pile up a listener per call over a long turn.
+    const attempt = new AbortController();
+    const forward = () => attempt.abort(options.signal.reason);
+    options.signal.addEventListener("abort", forward, { once: true });
+    if (options.signal.aborted) forward();
     try {
-      const events = route.transport.stream(request, options.signal);
+      const events = route.transport.stream(request, attempt.signal);
       const reply = await collect(
         options.stream === false ? events : forwardDeltas(events, options.emitter, delivered),
       );
@@ -120,6 +126,8 @@ export async function callModel(
         ...(options.compress ? { compress: options.compress } : {}),
       });
       if (!retry) throw new ModelCallError(abortGuidance(classified, route), classified, { cause: error });
+    } finally {
+      options.signal.removeEventListener("abort", forward);
     }
   }
 }

@@ -219,3 +219,23 @@ test("a throwing listener never breaks the loop", async () => {
     await h.close();
   }
 });
+
+test("a long tool loop leaves no abort listeners behind on the turn's signal", async () => {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.name);
+  process.on("warning", onWarning);
+  const steps = Array.from({ length: 30 }, (_, i) => ({ toolCalls: [{ name: "echo", arguments: { text: `n${i}` } }] }));
+  const h = await createHarness({ script: [...steps, { text: "done" }] });
+  try {
+    const result = await h.agent.runConversation("loop");
+    assert.equal(result.finalResponse, "done");
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      warnings.filter((name) => name === "MaxListenersExceededWarning"),
+      [],
+    );
+  } finally {
+    process.off("warning", onWarning);
+    await h.close();
+  }
+});

@@ -1,0 +1,76 @@
+/**
+ * One-shot run with one terminal tool call against the fake provider: wall time and max RSS of
+ * `hermes chat -q ... --yolo`, interleaved with a bare `node -e 0` measured the same way.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type ChildRun, rssMethod, runNodeOk } from "./child.js";
+import { formatKiB, formatRatio, formatSample, type Row, summarize } from "./stats.js";
+import { startTaskProvider, TASK_OUTPUT, TASK_PROMPT } from "./task.js";
+
+export const HERMES_ENTRY = resolve("dist/cli/main.js");
+
+export function hermesOneShotArgs(providerUrl: string): string[] {
+  return [
+    HERMES_ENTRY,
+    "chat",
+    "-q",
+    TASK_PROMPT,
+    "--provider",
+    "custom",
+    "--base-url",
+    `${providerUrl}/v1`,
+    "--model",
+    "m",
+    "--yolo",
+  ];
+}
+
+/** Throws unless the agent printed the command's output, so a broken run never becomes a figure. */
+export function assertTaskDone(agent: string, run: ChildRun): void {
+  if (!run.stdout.includes(TASK_OUTPUT)) {
+    throw new Error(`${agent} did not report the tool output:\n${run.stdout}\n${run.stderr.slice(-2000)}`);
+  }
+}
+
+export async function benchOneShot(runs = 10): Promise<Row[]> {
+  const provider = await startTaskProvider();
+  const dir = mkdtempSync(join(tmpdir(), "hermes-bench-oneshot-"));
+  const cwd = mkdtempSync(join(dir, "cwd-"));
+  const env = { ...process.env, HERMES_HOME: mkdtempSync(join(dir, "home-")) };
+  const hermes: ChildRun[] = [];
+  const bare: ChildRun[] = [];
+  try {
+    for (let i = 0; i < runs + 1; i++) {
+      provider.reset();
+      const run = await runNodeOk(hermesOneShotArgs(provider.url), { cwd, env });
+      assertTaskDone("hermes", run);
+      const baseline = await runNodeOk(["-e", "0"], { cwd, env });
+      if (i === 0) continue; // the warm-up run fills the page cache and creates the state DB
+      hermes.push(run);
+      bare.push(baseline);
+    }
+  } finally {
+    await provider.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const wall = summarize(hermes.map((r) => r.ms));
+  const bareWall = summarize(bare.map((r) => r.ms));
+  const rss = summarize(hermes.map((r) => r.maxRssKiB));
+  const bareRss = summarize(bare.map((r) => r.maxRssKiB));
+  return [
+    {
+      figure: `one-shot run, one terminal call: wall (${runs} runs)`,
+      value: formatSample(wall, "ms"),
+      baseline: `node -e 0: ${formatSample(bareWall, "ms")}`,
+      ratio: formatRatio(wall.median, bareWall.median),
+    },
+    {
+      figure: `one-shot run, one terminal call: max RSS (${rssMethod()})`,
+      value: formatKiB(rss),
+      baseline: `node -e 0: ${formatKiB(bareRss)}`,
+      ratio: formatRatio(rss.median, bareRss.median),
+    },
+  ];
+}
