@@ -28,6 +28,8 @@ export interface ContextCheck {
   /** The window, when the configuration, the catalog or the server told us. */
   contextLength?: number;
   extraBody?: Record<string, unknown>;
+  /** The server was asked (whatever it answered), so nobody needs to ask it again. */
+  probed?: boolean;
 }
 
 const PROBED_PROVIDERS = new Set(["custom", "lmstudio", "ollama"]);
@@ -37,12 +39,14 @@ export async function checkContextWindow(
   probe: (options: ProbeOptions) => Promise<number | undefined> = probeContextLength,
 ): Promise<ContextCheck> {
   let tokens = input.configured > 0 ? input.configured : contextWindowFor(input.model);
+  let probed = false;
   if (!tokens && input.baseUrl && PROBED_PROVIDERS.has(input.provider)) {
+    probed = true;
     tokens = await probe({ baseUrl: input.baseUrl, model: input.model, apiKey: input.apiKey, timeoutMs: 3000 }).catch(
       () => undefined,
     );
   }
-  if (!tokens) return {};
+  if (!tokens) return probed ? { probed } : {};
   try {
     assertMinimumContext(tokens, { minimum: input.minimum, model: input.model, allowBelowMinimum: input.minimum <= 0 });
   } catch (error) {
@@ -52,5 +56,5 @@ export async function checkContextWindow(
     throw error;
   }
   const extraBody = ollamaContextBody(input.baseUrl, tokens);
-  return { contextLength: tokens, ...(extraBody ? { extraBody } : {}) };
+  return { contextLength: tokens, ...(extraBody ? { extraBody } : {}), ...(probed ? { probed } : {}) };
 }

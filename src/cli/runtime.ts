@@ -4,6 +4,7 @@
  */
 import { Agent, type AgentOptions } from "../agent/agent.js";
 import { IterationBudget } from "../agent/budget.js";
+import { DEFAULT_CONTEXT_LENGTH } from "../agent/context-window.js";
 import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import { MemoryManager } from "../agent/memory-manager.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
@@ -186,7 +187,10 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
       protectFirstN: config.compression.protect_first_n,
       protectLastN: config.compression.protect_last_n,
     },
-    ...(context.contextLength ? { contextLength: context.contextLength } : {}),
+    // A server that was already probed is not probed again by the agent: unknown means the default.
+    ...(context.contextLength || context.probed
+      ? { contextLength: context.contextLength ?? DEFAULT_CONTEXT_LENGTH }
+      : {}),
     ...(context.extraBody ? { extraBody: context.extraBody } : {}),
     ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
     ...(config.agent.reasoning_effort ? { reasoningEffort: config.agent.reasoning_effort } : {}),

@@ -52,5 +52,5 @@ test("an unreachable server leaves the window unknown instead of failing", async
   const result = await checkContextWindow({ ...base, model: "m", baseUrl: "http://127.0.0.1:9/v1" }, async () => {
     throw new Error("ECONNREFUSED");
   });
-  assert.deepEqual(result, {});
+  assert.deepEqual(result, { probed: true });
 });
