@@ -136,6 +136,11 @@ export class Agent {
     return this.systemPrompt !== undefined && this.compression.shouldCompressBetweenTurns(this.promptState());
   }
 
+  /** Resolve the enabled tools again on the next turn (after `/reload-mcp`); otherwise the list is fixed per session. */
+  refreshTools(): void {
+    this.toolNames = undefined;
+  }
+
   async runConversation(userMessage: string, opts: RunOptions = {}): Promise<RunResult> {
     const { routes, toolNames } = await this.prepareSession(opts);
     this.budget = this.options.iterationBudget ?? new IterationBudget(this.options.maxIterations ?? 90);

@@ -34,6 +34,8 @@ export interface Runtime {
   store: SessionStore;
   /** The approval policy shared by the shell tools (`/yolo` flips its `yolo` flag). */
   approvals: ApprovalPolicy;
+  /** Restart the MCP servers from the current config.yaml (`/reload-mcp`); returns status lines. */
+  reloadMcp(): Promise<string[]>;
   /** The base URL in use, when one was given or detected. */
   baseUrl?: string;
   close(): Promise<void>;
@@ -214,6 +216,23 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     store,
     approvals,
     ...(baseUrl ? { baseUrl } : {}),
+    reloadMcp: async () => {
+      const servers = loadConfig({ home }).config.mcp_servers;
+      if (!tools.mcp) {
+        if (Object.keys(servers).length === 0) return ["No MCP servers are configured (see hermes mcp add)."];
+        const { McpManager } = await import("../tools/mcp/manager.js");
+        tools.mcp = new McpManager({ servers, registry });
+      }
+      const statuses = await tools.mcp.reload(servers);
+      if (!flags.toolsets) {
+        for (const toolset of tools.mcp.toolsetNames()) {
+          if (!agentOptions.enabledToolsets?.includes(toolset)) agentOptions.enabledToolsets?.push(toolset);
+        }
+      }
+      agent.refreshTools();
+      const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
+      return formatMcpStatus(statuses);
+    },
     close: async () => {
       if (credentialPool) {
         await persistPool(home, credentialPool).catch((error: Error) => {

@@ -294,8 +294,8 @@ test("unavailable features say so; unknown and ambiguous commands explain; /quit
     Object.defineProperty(agent, "compress", { value: async () => undefined, configurable: true });
     await chat.submit("/compress");
     assert.equal(view.lastPrint, "Nothing to compress yet.");
-    await chat.submit("/skills");
-    assert.match(view.lastPrint, /not available yet/);
+    await chat.submit("/reload-mcp");
+    assert.match(view.lastPrint, /No MCP servers are configured/);
     await chat.submit("/frobnicate");
     assert.match(view.lastPrint, /unknown command \/frobnicate/);
     await chat.submit("/re");
@@ -304,6 +304,20 @@ test("unavailable features say so; unknown and ambiguous commands explain; /quit
     assert.equal(view.lastPrint, "Usage: /steer TEXT");
     await chat.submit("/q");
     assert.equal(view.exited, true);
+  } finally {
+    await chat.close();
+  }
+});
+
+test("/skills lists the installed skills, and /skill-name sends the skill with the request", async () => {
+  const { chat, view } = await session([{ text: "following the skill" }]);
+  try {
+    await chat.submit("/skills");
+    assert.match(view.lastPrint, /\/planning-a-change — /);
+    await chat.submit("/planning-a-change add a dark mode toggle");
+    const sent = userTexts(fake.requests.at(-1)).at(-1) ?? "";
+    assert.match(sent, /add a dark mode toggle/);
+    assert.match(sent, /planning-a-change/);
   } finally {
     await chat.close();
   }

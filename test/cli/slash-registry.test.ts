@@ -79,6 +79,7 @@ test("the built-in registry has every documented command and alias, and /help li
     "toolsets",
     "memory",
     "skills",
+    "reload-mcp",
     "usage",
     "context",
     "verbose",

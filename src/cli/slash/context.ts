@@ -1,5 +1,6 @@
 /** What a slash command may do to the interactive session it runs in. */
 import type { Message } from "../../llm/types.js";
+import type { Skill } from "../../tools/skills/discovery.js";
 import type { Runtime } from "../runtime.js";
 import type { SlashRegistry } from "./registry.js";
 
@@ -59,4 +60,6 @@ export interface SlashContext {
   usage(): SessionUsage;
   contextStatus(): Promise<ContextStatus>;
   exit(): void;
+  /** Installed skills (user and project). */
+  skills(): Skill[];
 }

@@ -155,12 +155,27 @@ const settingsCommands: Command[] = [
     },
   },
   {
+    name: "reload-mcp",
+    description: "restart the MCP servers from config.yaml and pick up their tools",
+    category: "config",
+    async run(_args, ctx) {
+      const lines = await ctx.runtime.reloadMcp();
+      ctx.print(lines.join("\n"));
+    },
+  },
+  {
     name: "skills",
     description: "list installed skills",
     category: "config",
     whileBusy: true,
     run(_args, ctx) {
-      ctx.print("Skills are not available yet in this version.");
+      const skills = ctx.skills();
+      if (skills.length === 0) {
+        ctx.print("No skills installed. Skills live in ~/.hermes/skills/ and .hermes/skills/ (see hermes skills).");
+        return;
+      }
+      const lines = skills.map((skill) => `  /${skill.name} — ${skill.description}`);
+      ctx.print(["Skills (type /name followed by your request to use one):", ...lines].join("\n"));
     },
   },
   {

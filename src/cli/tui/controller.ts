@@ -10,6 +10,8 @@ import { contextWindowFor } from "../../llm/context-windows.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
+import { discoverSkills, type Skill } from "../../tools/skills/discovery.js";
+import { expandSkillCommand } from "../../tools/skills/slash-command.js";
 import { estimateTextTokens, estimateTokens } from "../../util/tokens.js";
 import type { ChatFlags } from "../program.js";
 import { buildRuntime, type Runtime, type RuntimeOptions } from "../runtime.js";
@@ -146,8 +148,20 @@ export class ChatController implements SlashContext {
     const text = line.trim();
     if (!text) return;
     const resolution = this.commands.resolve(text);
+    if (resolution?.kind === "unknown") {
+      // Every installed skill is also a `/skill-name` command.
+      const skill = expandSkillCommand(text, this.skills());
+      if (skill) return this.send(skill.message);
+    }
     if (resolution) return this.runCommand(resolution);
     await this.send(text);
+  }
+
+  /** Skills installed for this user and project, read fresh so a skill written mid-session is usable. */
+  skills(): Skill[] {
+    const home = this.current.agent.options.home;
+    if (!home) return [];
+    return discoverSkills({ home, cwd: this.current.agent.options.cwd ?? process.cwd() }).skills;
   }
 
   private async runCommand(resolution: SlashResolution<SlashContext>): Promise<void> {
