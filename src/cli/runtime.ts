@@ -3,10 +3,13 @@
  * flags: resolves provider and model, registers the built-in tools, opens the session store.
  */
 import { Agent, type AgentOptions } from "../agent/agent.js";
+import { createAuxiliaryClient, summarizeWithAuxiliary } from "../agent/auxiliary.js";
 import { IterationBudget } from "../agent/budget.js";
+import type { SummarizeFn } from "../agent/compressor.js";
 import { DEFAULT_CONTEXT_LENGTH } from "../agent/context-window.js";
 import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import { MemoryManager } from "../agent/memory-manager.js";
+import { resolveRoutes } from "../agent/options.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
 import { PROVIDERS, resolveProvider } from "../llm/providers.js";
 import type { ApiMode } from "../llm/types.js";
@@ -81,6 +84,29 @@ function memoryOption(home: string, config: HermesConfig): Pick<AgentOptions, "m
     userCharLimit: config.memory.user_char_limit,
   });
   return { memory: new MemoryManager({ store }) };
+}
+
+/**
+ * Compression summaries go to the auxiliary model (`auxiliary.compression`, `auto` = the main
+ * model first), built on first use so a short session never pays for it.
+ */
+function lazySummarizer(config: HermesConfig, agentOptions: AgentOptions, quiet: boolean): SummarizeFn {
+  let summarize: SummarizeFn | undefined;
+  return async (prompt, opts) => {
+    if (!summarize) {
+      const [mainRoute] = await resolveRoutes(agentOptions);
+      const client = createAuxiliaryClient({
+        config,
+        ...(mainRoute ? { mainRoute } : {}),
+        env: process.env,
+        onNotice: (message) => {
+          if (!quiet) process.stderr.write(`hermes: ${message}\n`);
+        },
+      });
+      summarize = summarizeWithAuxiliary(client);
+    }
+    return summarize(prompt, opts);
+  };
 }
 
 async function sessionToResume(store: SessionStore, flags: ChatFlags): Promise<string | undefined> {
@@ -200,6 +226,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     ...(options.clarify ? { clarify: options.clarify } : {}),
     ...(options.requestApproval ? { requestApproval: options.requestApproval } : {}),
   };
+  agentOptions.summarize = lazySummarizer(config, agentOptions, options.quiet);
   // Subagents draw on each run's budget through the tool context; this one is only a fallback.
   registerDelegateTool(
     registry,

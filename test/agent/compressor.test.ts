@@ -489,3 +489,28 @@ describe("phase 5: tool pair sanitation", () => {
     assert.deepEqual(result.messages, [{ role: "user", content: "one\n\ntwo" }]);
   });
 });
+
+test("a second compression in a one-message task still has a middle: an earlier summary is not the user's request", async () => {
+  const { ContextCompressor: Compressor } = await import("../../src/agent/compressor.js");
+  const big = "x".repeat(6000);
+  const history: Message[] = [{ role: "user", content: "print numbers" }];
+  const addRound = (i: number) => {
+    history.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: "function", function: { name: "terminal", arguments: "{}" } }],
+    });
+    history.push({ role: "tool", tool_call_id: `c${i}`, content: big });
+  };
+  for (let i = 0; i < 5; i++) addRound(i);
+  const compressor = new Compressor({ contextLength: 9000, protectLastN: 4, summarize: async () => "notes so far" });
+  const first = await compressor.compress(history);
+  assert.equal(first.compressed, true);
+  const again = [...first.messages];
+  history.length = 0;
+  history.push(...again);
+  for (let i = 5; i < 9; i++) addRound(i);
+  const second = await compressor.compress(history);
+  assert.equal(second.compressed, true, second.reason);
+  assert.ok(second.summarizedMessages > 0);
+});

@@ -178,3 +178,15 @@ test("a healthy server's tools are usable while a slow one is still starting; cl
   assert.equal(pidAlive(up.pid!), false);
   assert.equal(pidAlive(silent.pid), false);
 });
+
+test("a server's toolset is also reachable by the server's own name, unless another toolset has it", async (t) => {
+  const { toolsets, manager } = setup({ fx: fixtureStdio, web: fixtureStdio });
+  t.after(() => manager.close());
+  await manager.start();
+  assert.deepEqual(toolsets.resolve("fx").sort(), toolsets.resolve("mcp-fx").sort());
+  assert.ok(toolsets.resolve("fx").length > 0);
+  assert.ok(toolsets.resolve("web").includes("web_search"), "the built-in web toolset is not shadowed");
+  assert.ok(!toolsets.resolve("web").some((name) => name.startsWith("mcp_web_")));
+  await manager.close();
+  assert.equal(toolsets.get("fx"), null);
+});

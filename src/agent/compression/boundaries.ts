@@ -4,6 +4,7 @@
  */
 import type { Message } from "../../llm/types.js";
 import { estimateMessageTokens } from "../../util/tokens.js";
+import { splitSummaryMessage } from "./summary.js";
 
 export interface BoundaryOptions {
   /** Messages kept after the system prompt at the start of the history. */
@@ -71,7 +72,13 @@ function alignBackwardToToolCall(messages: readonly Message[], cut: number, head
  */
 function includeLastUserMessage(messages: readonly Message[], cut: number, headEnd: number): number {
   for (let i = messages.length - 1; i >= headEnd; i--) {
-    if (messages[i]!.role === "user") return Math.min(cut, i);
+    if (messages[i]!.role === "user" && !isSummaryOnly(messages[i]!)) return Math.min(cut, i);
   }
   return cut;
+}
+
+/** An earlier compression's summary message is notes, not a request from the user. */
+function isSummaryOnly(message: Message): boolean {
+  const parts = splitSummaryMessage(message);
+  return parts !== undefined && parts.rest === "";
 }

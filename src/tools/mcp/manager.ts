@@ -61,6 +61,8 @@ export class McpManager {
   private readonly env: NodeJS.ProcessEnv | undefined;
   private entries = new Map<string, ServerEntry>();
   private starting: Promise<McpServerStatus[]> | undefined;
+  /** Server names registered as aliases of their `mcp-<server>` toolset. */
+  private readonly aliases = new Set<string>();
   private readonly listeners = new Set<McpStatusListener>();
   private generation = 0;
 
@@ -127,6 +129,7 @@ export class McpManager {
     for (const entry of entries) {
       for (const name of entry.tools) this.registry.deregister(name);
       this.toolsets.unregisterToolset(mcpToolsetName(entry.name));
+      if (this.aliases.delete(entry.name)) this.toolsets.unregisterToolset(entry.name);
     }
   }
 
@@ -153,7 +156,7 @@ export class McpManager {
         onStateChange: () => this.emit(name),
       });
       this.entries.set(name, entry);
-      this.toolsets.registerToolset(mcpToolsetName(name), { description: `Tools of the ${name} MCP server` });
+      this.registerServerToolsets(name, []);
       work.push(this.startOne(entry));
     }
     await Promise.all(work);
@@ -216,10 +219,21 @@ export class McpManager {
     entry.filtered = plan.filtered;
     entry.blocked = plan.blocked;
     entry.syncError = undefined;
-    this.toolsets.registerToolset(mcpToolsetName(entry.name), {
-      description: `Tools of the ${entry.name} MCP server`,
-      tools: registered,
-    });
+    this.registerServerToolsets(entry.name, registered);
+  }
+
+  /** `mcp-<server>`, plus `<server>` as an alias when no other toolset has that name. */
+  private registerServerToolsets(server: string, tools: string[]): void {
+    const toolset = mcpToolsetName(server);
+    this.toolsets.registerToolset(toolset, { description: `Tools of the ${server} MCP server`, tools });
+    if (this.aliases.has(server) || (toolset !== server && this.toolsets.get(server) === null)) {
+      try {
+        this.toolsets.registerToolset(server, { description: `Alias of ${toolset}`, includes: [toolset] });
+        this.aliases.add(server);
+      } catch {
+        // A reserved name ("all", "*") cannot be an alias; the mcp- name still works.
+      }
+    }
   }
 
   private statusOf(name: string): McpServerStatus {
