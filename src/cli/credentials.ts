@@ -7,7 +7,7 @@ import { CredentialPool, type PoolStrategy } from "../llm/credential-pool.js";
 import { resolveProvider } from "../llm/providers.js";
 import { loadAuthStore, persistPoolEntries } from "../state/auth-store.js";
 import { hermesPaths } from "../state/paths.js";
-import { type CredentialRecord, isEnvSeeded } from "../util/credential-record.js";
+import { type CredentialRecord, isEnvSeeded, newApiKeyRecord } from "../util/credential-record.js";
 
 export type Env = Record<string, string | undefined>;
 
@@ -39,20 +39,14 @@ export function poolRecords(stored: CredentialRecord[], provider: string, env: E
   }
   const lowest = stored.reduce((min, record) => Math.min(min, record.priority), 0);
   const envRecords = fromEnv.map(
-    ([name, value], i): CredentialRecord => ({
-      id: `env-${name}`,
-      label: name,
-      authType: "api_key",
-      priority: lowest - fromEnv.length + i,
-      source: `env:${name}`,
-      accessToken: value,
-      lastStatus: null,
-      lastStatusAt: null,
-      lastErrorCode: null,
-      lastErrorReason: null,
-      lastErrorResetAt: null,
-      requestCount: 0,
-    }),
+    ([name, value], i): CredentialRecord =>
+      newApiKeyRecord({
+        id: `env-${name}`,
+        label: name,
+        priority: lowest - fromEnv.length + i,
+        source: `env:${name}`,
+        accessToken: value,
+      }),
   );
   return [...envRecords, ...stored.map((record) => ({ ...record }))];
 }

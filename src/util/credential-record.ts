@@ -35,3 +35,19 @@ export interface CredentialRecord {
 export function isEnvSeeded(record: Pick<CredentialRecord, "source">): boolean {
   return typeof record.source === "string" && record.source.startsWith("env:");
 }
+
+/** A fresh API-key record with a clean status. */
+export function newApiKeyRecord(
+  fields: Pick<CredentialRecord, "id" | "label" | "priority" | "source" | "accessToken"> & Partial<CredentialRecord>,
+): CredentialRecord {
+  return {
+    authType: "api_key",
+    lastStatus: null,
+    lastStatusAt: null,
+    lastErrorCode: null,
+    lastErrorReason: null,
+    lastErrorResetAt: null,
+    requestCount: 0,
+    ...fields,
+  };
+}

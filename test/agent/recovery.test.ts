@@ -1,25 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CredentialPool } from "../../src/llm/credential-pool.js";
-import type { CredentialRecord } from "../../src/util/credential-record.js";
+import { type CredentialRecord, newApiKeyRecord } from "../../src/util/credential-record.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import { createHarness } from "../helpers/agent-harness.js";
 
 function record(id: string, key: string, priority: number): CredentialRecord {
-  return {
-    id,
-    label: id,
-    authType: "api_key",
-    priority,
-    source: "manual",
-    accessToken: key,
-    lastStatus: null,
-    lastStatusAt: null,
-    lastErrorCode: null,
-    lastErrorReason: null,
-    lastErrorResetAt: null,
-    requestCount: 0,
-  } as CredentialRecord;
+  return newApiKeyRecord({ id, label: id, priority, source: "manual", accessToken: key });
 }
 
 test("retries a 429 with backoff, announces the wait, then succeeds", async () => {

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import type { AuthStoreData } from "../../state/auth-store.js";
-import type { CredentialRecord } from "../../util/credential-record.js";
+import { type CredentialRecord, newApiKeyRecord } from "../../util/credential-record.js";
 import type { PoolConfig } from "../credentials.js";
 import { UsageError } from "../exit-codes.js";
 import { type CommandIo, maskSecret, processIo } from "./config.js";
@@ -144,21 +144,14 @@ export function registerAuthCommands(program: Command, io: CommandIo = processIo
           if (records.some((r) => r.label === label || r.id === label)) {
             throw new UsageError(`the ${id} pool already has a key labelled "${label}"`);
           }
-          added = {
+          added = newApiKeyRecord({
             id: randomBytes(4).toString("hex"),
             label,
-            authType: "api_key",
             priority: records.reduce((max, r) => Math.max(max, r.priority + 1), 0),
             source: "manual",
             accessToken: key,
             tokenUpdatedAt: now(),
-            lastStatus: null,
-            lastStatusAt: null,
-            lastErrorCode: null,
-            lastErrorReason: null,
-            lastErrorResetAt: null,
-            requestCount: 0,
-          };
+          });
           data.credentialPool[id] = [...records, added];
           count = records.length + 1;
           return data;
