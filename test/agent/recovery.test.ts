@@ -168,3 +168,27 @@ test("a disconnect mid-stream is retried without delivering the same text twice"
     await h.close();
   }
 });
+
+test("a refused connection is retried once, then the user is told nothing is listening", async () => {
+  const { createServer } = await import("node:net");
+  const closedPort = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+  const h = await createHarness(
+    {},
+    { baseUrl: `http://127.0.0.1:${closedPort}/v1`, retry: { maxRetries: 3, baseMs: 5, capMs: 10 } },
+  );
+  try {
+    const result = await h.agent.runConversation("hello?");
+    assert.equal(result.completed, false);
+    assert.match(result.error ?? "", /nothing is listening/);
+    const retries = h.events.filter((e) => e.type === "status" && e.kind === "retry");
+    assert.equal(retries.length, 1);
+    assert.match(retries[0] && "message" in retries[0] ? retries[0].message : "", /^connection refused, retrying/);
+  } finally {
+    await h.close();
+  }
+});

@@ -19,6 +19,9 @@ export function abortGuidance(classified: ClassifiedError, route: ModelRoute): s
     case "server_error":
       return `${where} is failing on the provider's side (${classified.reason.replace(/_/g, " ")}): try again shortly ${FALLBACK_HINT}.`;
     case "timeout":
+      if (classified.errorCode === "ECONNREFUSED") {
+        return `${where}: nothing is listening at the endpoint (connection refused): start the server, or check --base-url / model.base_url.`;
+      }
       return `${where} could not be reached or stopped answering: check the network, proxy settings and base URL, then try again ${FALLBACK_HINT}.`;
     case "context_overflow":
     case "payload_too_large":

@@ -146,6 +146,16 @@ const rebuildTransport: Step = async (f) => {
   return announce(f, "retry", `${route.provider}: connection failed; retrying with a fresh connection`);
 };
 
+/**
+ * Retries this error deserves. A refused connection means nothing is listening (typically a
+ * local server that is not running): one quick retry covers a restart, more only make the user wait.
+ */
+function retryLimit(classified: ClassifiedError, policy: RetryPolicy): number {
+  return classified.errorCode === "ECONNREFUSED" ? Math.min(1, policy.maxRetries) : policy.maxRetries;
+}
+
+const REFUSED_RETRY_MAX_MS = 2000;
+
 const switchToFallback: Step = (f) => {
   const { classified, state, policy } = f;
   if (state.routeIndex + 1 >= f.routes.length) return false;
@@ -153,7 +163,7 @@ const switchToFallback: Step = (f) => {
   // rate limits, where waiting is the expensive path) switch at once.
   const eager = !classified.retryable || classified.reason === "rate_limit";
   const switchNow =
-    (classified.shouldFallback && eager) || (classified.retryable && state.attempt >= policy.maxRetries);
+    (classified.shouldFallback && eager) || (classified.retryable && state.attempt >= retryLimit(classified, policy));
   if (!switchNow) return false;
   const from = routeOf(f);
   state.routeIndex++;
@@ -168,15 +178,22 @@ const switchToFallback: Step = (f) => {
 
 const backOff: Step = async (f) => {
   const { classified, state, policy } = f;
-  if (!classified.retryable || state.attempt >= policy.maxRetries) return false;
+  const limit = retryLimit(classified, policy);
+  if (!classified.retryable || state.attempt >= limit) return false;
   state.attempt++;
+  const refused = classified.errorCode === "ECONNREFUSED";
   const retryAfterMs = classified.retryAfterSeconds !== undefined ? classified.retryAfterSeconds * 1000 : undefined;
-  const delay = backoffDelayMs(state.attempt, { baseMs: policy.baseMs, capMs: policy.capMs, retryAfterMs });
-  const what = classified.reason === "rate_limit" ? "rate limited" : classified.reason.replace(/_/g, " ");
+  let delay = backoffDelayMs(state.attempt, { baseMs: policy.baseMs, capMs: policy.capMs, retryAfterMs });
+  if (refused) delay = Math.min(delay, REFUSED_RETRY_MAX_MS);
+  const what = refused
+    ? "connection refused"
+    : classified.reason === "rate_limit"
+      ? "rate limited"
+      : classified.reason.replace(/_/g, " ");
   announce(
     f,
     "retry",
-    `${what}, retrying in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${state.attempt} of ${policy.maxRetries})`,
+    `${what}, retrying in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${state.attempt} of ${limit})`,
   );
   await sleepWithSignal(delay, f.signal);
   return true;
