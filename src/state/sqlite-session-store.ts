@@ -230,11 +230,21 @@ export class SqliteSessionStore implements SessionStore {
       params.push(options.role);
     }
     params.push(options.limit ?? 20);
-    const sql = `SELECT m.id AS messageId, m.session_id AS sessionId, m.role AS role, m.created_at AS createdAt,
-        s.title AS sessionTitle, s.source AS sessionSource, bm25(messages_fts) AS rank,
-        snippet(messages_fts, 0, ?, ?, '…', 16) AS snippet
-      FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session_id
-      WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`;
+    // Without filters the index picks the best rows itself, and snippets are cut for those rows
+    // only, not for every match (common words match a large share of a big store).
+    const sql =
+      where.length === 1
+        ? `SELECT m.id AS messageId, m.session_id AS sessionId, m.role AS role, m.created_at AS createdAt,
+          s.title AS sessionTitle, s.source AS sessionSource, f.rank AS rank, f.snippet AS snippet
+        FROM (SELECT rowid AS id, rank, snippet(messages_fts, 0, ?, ?, '…', 16) AS snippet
+              FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?) f
+        JOIN messages m ON m.id = f.id JOIN sessions s ON s.id = m.session_id
+        ORDER BY f.rank`
+        : `SELECT m.id AS messageId, m.session_id AS sessionId, m.role AS role, m.created_at AS createdAt,
+          s.title AS sessionTitle, s.source AS sessionSource, bm25(messages_fts) AS rank,
+          snippet(messages_fts, 0, ?, ?, '…', 16) AS snippet
+        FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session_id
+        WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`;
     return this.conn.read(() =>
       (this.db.prepare(sql).all(...params) as SearchHit[]).map((hit) => ({ ...hit, role: hit.role as StoredRole })),
     );
