@@ -5,6 +5,7 @@
 import type { CollectedReply } from "../llm/normalize.js";
 import type { LlmRequest, Message, ToolDefinition, Usage } from "../llm/types.js";
 import { emptyUsage } from "../llm/types.js";
+import { addUsage } from "../llm/usage.js";
 import type { AgentEmitter } from "./events.js";
 import { callModel, type ModelRoute } from "./model-call.js";
 import type { AgentOptions } from "./options.js";
@@ -24,7 +25,7 @@ export interface TurnCallerOptions {
 }
 
 export class TurnCaller {
-  readonly usage: Usage = emptyUsage();
+  usage: Usage = emptyUsage();
   apiCalls = 0;
   lastRoute: ModelRoute;
 
@@ -43,7 +44,7 @@ export class TurnCaller {
         retry: agent.retry ?? {},
         compress: this.options.compress,
       });
-      addUsage(this.usage, result.reply.usage);
+      this.usage = addUsage(this.usage, result.reply.usage);
       this.lastRoute = result.route;
       this.options.onReply?.(result.reply);
       return result.reply;
@@ -64,12 +65,4 @@ export class TurnCaller {
       ...(agent.extraBody ? { extraBody: agent.extraBody } : {}),
     };
   }
-}
-
-function addUsage(total: Usage, more: Usage): void {
-  total.inputTokens += more.inputTokens;
-  total.outputTokens += more.outputTokens;
-  total.cacheReadTokens += more.cacheReadTokens;
-  total.cacheWriteTokens += more.cacheWriteTokens;
-  total.reasoningTokens += more.reasoningTokens;
 }
