@@ -85,19 +85,21 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 5000)];
   if (options.signal) signals.push(options.signal);
   try {
-    const init: RequestInit = {
+    // Loaded on first probe: the table lookups above need no networking modules.
+    const [{ httpRequest }, { proxyForUrl }] = await Promise.all([import("./http-client.js"), import("./proxy.js")]);
+    const response = await httpRequest(url, {
       method: body === undefined ? "GET" : "POST",
       headers: {
         accept: "application/json",
         ...(body === undefined ? {} : { "content-type": "application/json" }),
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       },
+      body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.any(signals),
-    };
-    if (body !== undefined) init.body = JSON.stringify(body);
-    const response = await fetch(url, init);
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
+      proxy: proxyForUrl(url),
+    });
+    if (response.status < 200 || response.status > 299) {
+      response.cancel();
       return undefined;
     }
     return await response.json();

@@ -72,10 +72,25 @@ function errorObjectOf(body: unknown): Dict | undefined {
   return undefined;
 }
 
+/** Anything with Map-like `forEach` and `get` (a `Map`, a fetch `Headers`). */
+interface HeaderMap {
+  forEach(callback: (value: unknown, key: string) => void): void;
+  get(name: string): unknown;
+}
+
+function isHeaderMap(value: unknown): value is HeaderMap {
+  const candidate = value as Partial<HeaderMap> | null;
+  return typeof candidate?.forEach === "function" && typeof candidate.get === "function";
+}
+
+/**
+ * Header names lower-cased, from a plain object, a Map or a fetch `Headers`. Recognised by
+ * shape: naming the global `Headers` would load undici (~80 ms) on the one-shot path.
+ */
 export function headersToRecord(headers: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (headers instanceof Headers || headers instanceof Map) {
-    headers.forEach((value: unknown, key: string) => {
+  if (isHeaderMap(headers)) {
+    headers.forEach((value, key) => {
       out[key.toLowerCase()] = String(value);
     });
     return out;

@@ -4,15 +4,16 @@
  * their system error code; a slow start is a timeout; a cancelled signal is an abort.
  */
 import { LlmError, llmErrorFromResponse } from "./errors.js";
-import { fetchViaProxy, proxyForUrl } from "./proxy.js";
-import { abortError, DEFAULT_READ_TIMEOUT_MS, type ErrorContext, errorCode, type StreamTimeouts } from "./watchdog.js";
+import { type HttpResponse, httpRequest } from "./http-client.js";
+import { proxyForUrl } from "./proxy.js";
+import { abortError, DEFAULT_READ_TIMEOUT_MS, type ErrorContext, type StreamTimeouts } from "./watchdog.js";
 
 export interface PostJsonOptions extends ErrorContext {
   headers?: Record<string, string> | undefined;
   signal: AbortSignal;
   timeouts?: StreamTimeouts | undefined;
   /** Environment to read proxy settings from (default `process.env`). */
-  env?: Record<string, string | undefined>;
+  env?: Record<string, string | undefined> | undefined;
 }
 
 /** Drops unset fields: the error helper takes only defined ones. */
@@ -23,50 +24,49 @@ function errorWhere(context: ErrorContext): { provider?: string; model?: string 
   return where;
 }
 
-function networkError(error: unknown, url: string, context: ErrorContext): LlmError {
-  const code = errorCode(error);
-  const host = (() => {
-    try {
-      return new URL(url).host;
-    } catch {
-      return url;
-    }
-  })();
-  const fields: ConstructorParameters<typeof LlmError>[1] = { kind: "network", cause: error, ...context };
-  if (code) fields.code = code;
-  return new LlmError(`Could not reach ${host}${code ? ` (${code})` : ""}.`, fields);
+/**
+ * The members of a fetch `Response` that `llmErrorFromResponse` reads, served from our own
+ * response (the real class would load undici).
+ */
+function asErrorSource(response: HttpResponse): Response {
+  const view = {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+    text: () => response.text(),
+  };
+  return view as unknown as Response;
 }
 
 /**
  * Posts `body` as JSON. Resolves with a 2xx response whose body is still unread (the caller
  * streams it); rejects with an LlmError otherwise. The returned body stays tied to `signal`.
  */
-export async function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<Response> {
+export async function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<HttpResponse> {
   const context: ErrorContext = { provider: options.provider, model: options.model };
   if (options.signal.aborted) throw abortError(context);
   const headersMs = options.timeouts?.headersMs ?? options.timeouts?.readMs ?? DEFAULT_READ_TIMEOUT_MS;
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(options.signal.reason);
-  options.signal.addEventListener("abort", onAbort, { once: true });
+  const headersTimer = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort();
+    headersTimer.abort();
   }, headersMs);
-  const headers = {
-    "content-type": "application/json",
-    accept: "text/event-stream, application/json",
-    ...options.headers,
-  };
-  const payload = JSON.stringify(body);
-  const proxy = proxyForUrl(url, options.env ?? process.env);
-  let response: Response;
+  let response: HttpResponse;
   try {
-    response = proxy
-      ? await fetchViaProxy(url, { method: "POST", headers, body: payload, signal: controller.signal }, proxy)
-      : await fetch(url, { method: "POST", headers, body: payload, signal: controller.signal });
+    response = await httpRequest(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream, application/json",
+        ...options.headers,
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.any([options.signal, headersTimer.signal]),
+      proxy: proxyForUrl(url, options.env ?? process.env),
+      context,
+    });
   } catch (error) {
-    options.signal.removeEventListener("abort", onAbort);
     if (options.signal.aborted) throw abortError(context);
     if (timedOut) {
       throw new LlmError(`No response from the provider within ${Math.round(headersMs / 1000)} s.`, {
@@ -75,14 +75,11 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
         ...context,
       });
     }
-    throw networkError(error, url, context);
+    throw error;
   } finally {
     clearTimeout(timer);
   }
-  if (!response.ok) {
-    const error = await llmErrorFromResponse(response, errorWhere(context));
-    options.signal.removeEventListener("abort", onAbort);
-    throw error;
-  }
+  if (response.status < 200 || response.status > 299)
+    throw await llmErrorFromResponse(asErrorSource(response), errorWhere(context));
   return response;
 }

@@ -1,12 +1,12 @@
 /**
- * HTTP(S) proxy support for model requests. Node 20's global fetch ignores the proxy
- * environment variables and its dispatcher (`undici`) is not importable without installing it,
- * so proxied requests go over `node:http` instead: absolute-form requests for http targets and a
- * CONNECT tunnel wrapped in TLS for https targets. The result is a standard web `Response`.
+ * HTTP(S) proxy support for model requests: which proxy applies to a URL (the usual proxy
+ * environment variables), and how to reach a target through it — an absolute-form request for
+ * http targets, a CONNECT tunnel wrapped in TLS for https targets. The HTTP client
+ * (http-client.ts) sends the request itself.
  */
 import http from "node:http";
-import { Readable } from "node:stream";
-import tls from "node:tls";
+import type { Socket } from "node:net";
+import type { ConnectionOptions, TLSSocket } from "node:tls";
 
 type Env = Record<string, string | undefined>;
 
@@ -100,13 +100,12 @@ export function proxyForUrl(url: string, env: Env = process.env): string | undef
   return proxy;
 }
 
-export interface ProxyFetchInit {
-  method: string;
+export interface ProxyRouteOptions {
+  /** The request headers for the target (the target's `host` is added). */
   headers: Record<string, string>;
-  body?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Extra TLS options for the target connection (custom CA in tests). */
-  tls?: tls.ConnectionOptions;
+  tls?: ConnectionOptions | undefined;
 }
 
 function proxyAuthHeader(proxy: URL): Record<string, string> {
@@ -115,20 +114,7 @@ function proxyAuthHeader(proxy: URL): Record<string, string> {
   return { "proxy-authorization": `Basic ${Buffer.from(credentials).toString("base64")}` };
 }
 
-function toResponse(res: http.IncomingMessage): Response {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  const status = res.statusCode ?? 502;
-  const noBody = status === 204 || status === 304;
-  if (noBody) res.resume();
-  const body = noBody ? null : (Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>);
-  return new Response(body, { status, statusText: res.statusMessage ?? "", headers });
-}
-
-function openTunnel(proxy: URL, target: URL, signal: AbortSignal | undefined): Promise<import("node:net").Socket> {
+function openTunnel(proxy: URL, target: URL, signal: AbortSignal | undefined): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const authority = `${target.hostname}:${target.port || "443"}`;
     const req = http.request({
@@ -137,7 +123,7 @@ function openTunnel(proxy: URL, target: URL, signal: AbortSignal | undefined): P
       method: "CONNECT",
       path: authority,
       headers: { host: authority, ...proxyAuthHeader(proxy) },
-      signal,
+      ...(signal ? { signal } : {}),
     });
     req.once("connect", (res, socket) => {
       if (res.statusCode !== 200) {
@@ -154,39 +140,47 @@ function openTunnel(proxy: URL, target: URL, signal: AbortSignal | undefined): P
   });
 }
 
-/** Sends one request through an HTTP proxy and resolves with the target's response. */
-export async function fetchViaProxy(url: string, init: ProxyFetchInit, proxyUrl: string): Promise<Response> {
-  const target = new URL(url);
-  const proxy = new URL(proxyUrl);
-  const headers: Record<string, string> = { ...init.headers, host: target.host };
-  if (init.body !== undefined) headers["content-length"] = String(Buffer.byteLength(init.body));
-  let options: http.RequestOptions;
-  if (target.protocol === "https:") {
-    const socket = await openTunnel(proxy, target, init.signal);
-    const secure = tls.connect({ socket, servername: target.hostname, ...init.tls });
+/** TLS over the tunnel; `node:tls` loads only here, when an https target is proxied. */
+async function secureTunnel(proxy: URL, target: URL, options: ProxyRouteOptions): Promise<TLSSocket> {
+  const socket = await openTunnel(proxy, target, options.signal);
+  const tls = process.getBuiltinModule("node:tls");
+  const secure = tls.connect({ socket, servername: target.hostname, ...options.tls });
+  const onAbort = () => secure.destroy();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
     await new Promise<void>((resolve, reject) => {
       secure.once("secureConnect", resolve);
       secure.once("error", reject);
+      secure.once("close", () =>
+        reject(Object.assign(new Error("The tunnel closed during the TLS handshake."), { code: "ECONNRESET" })),
+      );
     });
-    options = {
-      method: init.method,
-      path: `${target.pathname}${target.search}`,
-      headers,
-      createConnection: () => secure,
-    };
-  } else {
-    options = {
-      host: proxy.hostname,
-      port: proxy.port || 80,
-      method: init.method,
-      path: target.href,
-      headers: { ...headers, ...proxyAuthHeader(proxy) },
-    };
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
   }
-  return new Promise((resolve, reject) => {
-    const req = http.request({ ...options, signal: init.signal });
-    req.once("response", (res) => resolve(toResponse(res)));
-    req.once("error", reject);
-    req.end(init.body);
-  });
+  return secure;
+}
+
+/**
+ * Request options that send a request for `target` through `proxyUrl`: http targets go to the
+ * proxy in absolute form with the proxy's credentials; https targets get a fresh CONNECT tunnel
+ * (options carry `createConnection`, so no connection pool applies).
+ */
+export async function proxiedRequestOptions(
+  target: URL,
+  proxyUrl: string,
+  options: ProxyRouteOptions,
+): Promise<http.RequestOptions> {
+  const proxy = new URL(proxyUrl);
+  const headers: Record<string, string> = { ...options.headers, host: target.host };
+  if (target.protocol === "https:") {
+    const secure = await secureTunnel(proxy, target, options);
+    return { path: `${target.pathname}${target.search}`, headers, createConnection: () => secure };
+  }
+  return {
+    host: proxy.hostname,
+    port: proxy.port || 80,
+    path: target.href,
+    headers: { ...headers, ...proxyAuthHeader(proxy) },
+  };
 }

@@ -1,11 +1,12 @@
 /**
- * Server-sent events from a fetch Response body, guarded by the stream watchdogs: a silent
+ * Server-sent events from an HTTP response body, guarded by the stream watchdogs: a silent
  * connection is a `timeout`, a connection that only sends keep-alives is a `stale_stream`, an
  * abort cancels the body at once, and a dropped connection is a `disconnect`. Whether the
  * stream ended *complete* is for the protocol to judge from its own terminator.
  */
 import { createParser } from "eventsource-parser";
 import { LlmError } from "./errors.js";
+import type { HttpResponse } from "./http-client.js";
 import {
   abortError,
   disconnectError,
@@ -39,26 +40,29 @@ function bodyReadError(error: unknown, signal: AbortSignal, context: ErrorContex
   return disconnectError(context, detail, error);
 }
 
-/** Yields parsed SSE events until the body ends. */
-export async function* readSse(response: Response, options: ReadSseOptions): AsyncGenerator<SseEvent> {
+/**
+ * Yields parsed SSE events until the body ends. A loop that stops early (the protocol saw its
+ * terminator) lets the connection go back to the pool; a failure closes it.
+ */
+export async function* readSse(response: HttpResponse, options: ReadSseOptions): AsyncGenerator<SseEvent> {
   const { signal } = options;
   const context: ErrorContext = { provider: options.provider, model: options.model };
   const isMeaningful = options.isMeaningful ?? defaultMeaningful;
-  if (!response.body) throw disconnectError(context, "the response had no body");
   if (signal.aborted) {
-    await response.body.cancel().catch(() => {});
+    response.cancel();
     throw abortError(context);
   }
-  const reader = response.body.getReader();
+  const chunks = response.body[Symbol.asyncIterator]();
   const watchdog = new StreamWatchdog(options.timeouts, signal, context);
   const decoder = new TextDecoder();
   const queue: SseEvent[] = [];
   const parser = createParser({ onEvent: (event) => queue.push(event) });
   let lastChar: string | undefined;
+  let failed = false;
   try {
     for (;;) {
       const chunk = await watchdog.next(
-        reader.read().catch((error: unknown) => {
+        chunks.next().catch((error: unknown) => {
           throw bodyReadError(error, signal, context);
         }),
       );
@@ -75,7 +79,11 @@ export async function* readSse(response: Response, options: ReadSseOptions): Asy
       }
       if (chunk.done) return;
     }
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
-    reader.cancel().catch(() => {});
+    if (failed) response.cancel();
+    else response.release();
   }
 }

@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { describe, test } from "node:test";
 import { LlmError } from "../../src/llm/errors.js";
 import { postJson } from "../../src/llm/http.js";
+import type { HttpResponse } from "../../src/llm/http-client.js";
 import { readSse, type SseEvent } from "../../src/llm/sse.js";
 import { signal, startServer } from "./transport-helpers.js";
 
@@ -14,7 +15,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function readAll(response: Response, options: Parameters<typeof readSse>[1]): Promise<SseEvent[]> {
+async function readAll(response: HttpResponse, options: Parameters<typeof readSse>[1]): Promise<SseEvent[]> {
   const out: SseEvent[] = [];
   for await (const event of readSse(response, options)) out.push(event);
   return out;

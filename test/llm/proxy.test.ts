@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
+import { createServer, request as forward } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { postJson } from "../../src/llm/http.js";
-import { fetchViaProxy, normalizeProxyUrl, proxyForUrl } from "../../src/llm/proxy.js";
+import { httpRequest } from "../../src/llm/http-client.js";
+import { normalizeProxyUrl, proxyForUrl } from "../../src/llm/proxy.js";
 import { signal } from "./transport-helpers.js";
 
 describe("proxyForUrl", () => {
@@ -80,7 +81,7 @@ describe("requests through a proxy", () => {
     proxy = createServer((req, res) => {
       seen.push(`${req.method} ${req.url} auth=${req.headers["proxy-authorization"] ?? "-"}`);
       const url = new URL(req.url ?? "/");
-      const upstream = httpRequest(
+      const upstream = forward(
         { host: "127.0.0.1", port: portOf(target), method: req.method, path: url.pathname, headers: req.headers },
         (up) => {
           res.writeHead(up.statusCode ?? 502, up.headers);
@@ -125,11 +126,13 @@ describe("requests through a proxy", () => {
   });
 
   test("https requests go through a CONNECT tunnel with TLS to the target", async () => {
-    const response = await fetchViaProxy(
-      "https://model.test/v1/messages",
-      { method: "POST", headers: { "content-type": "application/json" }, body: "{}", tls: { ca: cert } },
-      proxyUrl,
-    );
+    const response = await httpRequest("https://model.test/v1/messages", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+      tls: { ca: cert },
+      proxy: proxyUrl,
+    });
     assert.equal(response.status, 200);
     const echoed = (await response.json()) as { host: string; path: string };
     assert.equal(echoed.host, "model.test");
@@ -139,7 +142,7 @@ describe("requests through a proxy", () => {
 
   test("a certificate that does not verify fails the request", async () => {
     await assert.rejects(
-      fetchViaProxy("https://model.test/v1/messages", { method: "POST", headers: {}, body: "{}" }, proxyUrl),
+      httpRequest("https://model.test/v1/messages", { method: "POST", headers: {}, body: "{}", proxy: proxyUrl }),
       (error: { code?: string }) => typeof error.code === "string",
     );
   });

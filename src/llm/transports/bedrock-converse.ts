@@ -1,7 +1,7 @@
 /**
  * AWS Bedrock Converse (`ConverseStream`), through `@aws-sdk/client-bedrock-runtime` for SigV4
  * signing and the binary event-stream framing. The SDK is imported only when a request is
- * made, so nothing pays for it unless Bedrock is in use. Requests go over HTTP/1.1 `fetch`
+ * made, so nothing pays for it unless Bedrock is in use. Requests go over HTTP/1.1
  * (see bedrock-http.ts), and the SDK does not retry: the agent's retry loop owns that.
  *
  * Malformed chunks: an event the SDK cannot decode ends the stream with LlmError `malformed`.
@@ -11,7 +11,7 @@ import { normalizeFinishReason, type SplitPiece, ThinkTagSplitter } from "../nor
 import type { LlmEvent, LlmRequest, ReasoningContinuity, Transport, Usage } from "../types.js";
 import { usageFromBedrock } from "../usage.js";
 import { abortError, disconnectError, type ErrorContext, errorCode, StreamWatchdog } from "../watchdog.js";
-import { createFetchRequestHandler } from "./bedrock-http.js";
+import { createBedrockRequestHandler } from "./bedrock-http.js";
 import { buildConverseInput, regionFromBaseUrl } from "./bedrock-messages.js";
 import type { TransportOptions } from "./common.js";
 
@@ -191,7 +191,7 @@ async function* streamBedrock(
   const config: Record<string, unknown> = {
     region,
     maxAttempts: 1,
-    requestHandler: createFetchRequestHandler(options.env),
+    requestHandler: createBedrockRequestHandler(options.env, context),
   };
   if (options.baseUrl) config.endpoint = options.baseUrl;
   if (options.credentials) config.credentials = options.credentials;

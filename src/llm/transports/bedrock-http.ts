@@ -1,11 +1,13 @@
 /**
- * An HTTP/1.1 request handler for the AWS SDK, built on `fetch`. The SDK's default handler for
- * Bedrock Runtime speaks HTTP/2 only, which rules out HTTP/1.1 gateways, proxies and local test
- * servers; ConverseStream itself works over HTTP/1.1. Going through `fetch` also gives Bedrock
- * the same proxy handling as every other transport.
+ * An HTTP/1.1 request handler for the AWS SDK, built on the LLM layer's HTTP client. The SDK's
+ * default handler for Bedrock Runtime speaks HTTP/2 only, which rules out HTTP/1.1 gateways,
+ * proxies and local test servers; ConverseStream itself works over HTTP/1.1. Going through the
+ * shared client also gives Bedrock the same proxy handling as every other transport.
  */
 import { Readable } from "node:stream";
-import { fetchViaProxy, proxyForUrl } from "../proxy.js";
+import { httpRequest } from "../http-client.js";
+import { proxyForUrl } from "../proxy.js";
+import type { ErrorContext } from "../watchdog.js";
 
 interface SdkRequest {
   method: string;
@@ -18,7 +20,7 @@ interface SdkRequest {
   body?: unknown;
 }
 
-/** Headers fetch computes itself; the values it sends match the signed ones. */
+/** Headers the client computes itself; the values it sends match the signed ones. */
 const SKIPPED_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "expect"]);
 
 function requestUrl(request: SdkRequest): string {
@@ -33,19 +35,21 @@ function requestUrl(request: SdkRequest): string {
   return `${request.protocol}//${request.hostname}${port}${request.path}${query ? `?${query}` : ""}`;
 }
 
-async function bodyText(body: unknown): Promise<string | undefined> {
+async function bodyBytes(body: unknown): Promise<string | Uint8Array | undefined> {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === "string") return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString("utf8");
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
   if (body instanceof Readable) {
     const parts: Buffer[] = [];
     for await (const part of body) parts.push(Buffer.from(part as Uint8Array));
-    return Buffer.concat(parts).toString("utf8");
+    return Buffer.concat(parts);
   }
   return String(body);
 }
 
-export function createFetchRequestHandler(env: Record<string, string | undefined> = process.env) {
+export function createBedrockRequestHandler(
+  env: Record<string, string | undefined> = process.env,
+  context: ErrorContext = {},
+) {
   return {
     metadata: { handlerProtocol: "http/1.1" },
     async handle(request: SdkRequest, options: { abortSignal?: AbortSignal } = {}) {
@@ -54,35 +58,20 @@ export function createFetchRequestHandler(env: Record<string, string | undefined
       for (const [name, value] of Object.entries(request.headers)) {
         if (!SKIPPED_HEADERS.has(name.toLowerCase())) headers[name] = value;
       }
-      const body = await bodyText(request.body);
-      const init: RequestInit & { body?: string } = { method: request.method, headers };
-      if (body !== undefined) init.body = body;
-      if (options.abortSignal) init.signal = options.abortSignal as AbortSignal;
-      const proxy = proxyForUrl(url, env);
-      const response = proxy
-        ? await fetchViaProxy(
-            url,
-            {
-              method: request.method,
-              headers,
-              ...(body === undefined ? {} : { body }),
-              ...(init.signal ? { signal: init.signal } : {}),
-            },
-            proxy,
-          )
-        : await fetch(url, init);
-      const responseHeaders: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        responseHeaders[name] = value;
+      const response = await httpRequest(url, {
+        method: request.method,
+        headers,
+        body: await bodyBytes(request.body),
+        signal: options.abortSignal,
+        proxy: proxyForUrl(url, env),
+        context,
       });
       return {
         response: {
           statusCode: response.status,
           reason: response.statusText,
-          headers: responseHeaders,
-          body: response.body
-            ? Readable.fromWeb(response.body as import("node:stream/web").ReadableStream)
-            : Readable.from([]),
+          headers: response.headers,
+          body: Readable.from(response.body, { objectMode: false }),
         },
       };
     },
