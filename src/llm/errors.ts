@@ -45,8 +45,16 @@ export class LlmError extends Error {
 }
 
 /** Builds the LlmError for a non-2xx response, reading (and consuming) its body. */
+/** What an error reply must offer: a fetch `Response` or the project's own HTTP client response. */
+export interface ErrorResponse {
+  status: number;
+  statusText?: string;
+  headers: unknown;
+  text(): Promise<string>;
+}
+
 export async function llmErrorFromResponse(
-  response: Response,
+  response: ErrorResponse,
   where: { provider?: string; model?: string } = {},
 ): Promise<LlmError> {
   let text = "";

@@ -25,20 +25,6 @@ function errorWhere(context: ErrorContext): { provider?: string; model?: string 
 }
 
 /**
- * The members of a fetch `Response` that `llmErrorFromResponse` reads, served from our own
- * response (the real class would load undici).
- */
-function asErrorSource(response: HttpResponse): Response {
-  const view = {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-    text: () => response.text(),
-  };
-  return view as unknown as Response;
-}
-
-/**
  * Posts `body` as JSON. Resolves with a 2xx response whose body is still unread (the caller
  * streams it); rejects with an LlmError otherwise. The returned body stays tied to `signal`.
  */
@@ -79,7 +65,6 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
   } finally {
     clearTimeout(timer);
   }
-  if (response.status < 200 || response.status > 299)
-    throw await llmErrorFromResponse(asErrorSource(response), errorWhere(context));
+  if (response.status < 200 || response.status > 299) throw await llmErrorFromResponse(response, errorWhere(context));
   return response;
 }
