@@ -1,7 +1,7 @@
 /**
  * Harness overhead per loop iteration: an in-process Agent runs a 90-iteration tool loop
  * against a zero-latency fake with a no-op tool. Each iteration is timed between consecutive
- * model calls; the baseline replays every recorded request as a raw fetch to the same fake,
+ * model calls; the baseline replays every recorded request as a raw request to the same fake,
  * so subtracting it leaves what the agent itself spends (building the request, parsing the
  * stream, running the tool, recording history).
  * Run alone with `node --import tsx bench/loop-overhead.ts`.
@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { Agent } from "../src/agent/agent.js";
+import { httpRequest } from "../src/llm/http-client.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import type { RecordedRequest, ScriptedTurn } from "../test/fake-provider/types.js";
 import { startBenchFake } from "./fake.js";
@@ -50,9 +51,10 @@ function noopRegistry(): ToolRegistry {
   return registry;
 }
 
+/** The same request over the same HTTP client the agent uses, so only the harness differs. */
 async function timedFetch(url: string, req: RecordedRequest): Promise<number> {
   const started = performance.now();
-  const res = await fetch(url + req.path, {
+  const res = await httpRequest(url + req.path, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: req.rawBody,
@@ -121,19 +123,19 @@ export async function benchLoopOverhead(runs = 7): Promise<Row[]> {
     {
       figure: `tool loop, ${LOOP_ITERATIONS} iterations: total (${runs} runs)`,
       value: formatSample(total, "ms"),
-      baseline: `raw fetches: ${formatSample(totalFetch, "ms")}`,
+      baseline: `raw requests: ${formatSample(totalFetch, "ms")}`,
       ratio: formatRatio(total.median, totalFetch.median),
     },
     {
       figure: "tool loop: one iteration (median)",
       value: formatSample(iteration, "ms", 2),
-      baseline: `raw fetch: ${formatSample(fetch, "ms", 2)}`,
+      baseline: `raw request: ${formatSample(fetch, "ms", 2)}`,
       ratio: formatRatio(iteration.median, fetch.median),
     },
     {
       figure: "harness overhead per iteration (median)",
       value: formatSample(overhead, "ms", 2),
-      baseline: "iteration minus raw fetch",
+      baseline: "iteration minus raw request",
     },
   ];
   for (const checkpoint of CHECKPOINTS) {
