@@ -9,6 +9,7 @@ export {
   type ContextCompressorOptions,
   computeThresholdTokens,
 } from "./agent/compressor.js";
+export { delegationDepsFrom, registerDelegateTool } from "./agent/delegation.js";
 export { AgentEmitter, type AgentEvent, type AgentListener } from "./agent/events.js";
 export {
   canonicalToolArgs,
@@ -19,6 +20,7 @@ export {
   type ToolGuardrailsConfig,
 } from "./agent/guardrails.js";
 export { historyProblems, repairHistory } from "./agent/history.js";
+export { MemoryManager, type MemoryProvider } from "./agent/memory-manager.js";
 export { ModelCallError } from "./agent/model-call.js";
 export type { AgentOptions, RouteSpec } from "./agent/options.js";
 export { buildSystemPrompt } from "./agent/system-prompt.js";
@@ -58,6 +60,7 @@ export { DEFAULT_CONFIG, type HermesConfig } from "./state/config-schema.js";
 export { MemoryStore } from "./state/memory-store.js";
 export { hermesHome, hermesPaths } from "./state/paths.js";
 export { openSessionStore, type SessionStore, SessionStoreError } from "./state/session-store.js";
+export { writeTrajectory } from "./state/trajectories.js";
 
 // Tools
 export { detectDangerousCommand, detectHardlineCommand } from "./tools/approval/dangerous.js";
@@ -89,7 +92,17 @@ export {
   scanSkillText,
   seedBundledSkills,
 } from "./tools/skills/index.js";
-export { getToolset, resolveToolset, validateToolset } from "./tools/toolsets.js";
+export {
+  getToolset,
+  listToolsets,
+  registerCustomToolsets,
+  registerToolset,
+  resolveToolset,
+  resolveToolsets,
+  ToolsetCatalog,
+  unregisterToolset,
+  validateToolset,
+} from "./tools/toolsets.js";
 
 // Helpers
 export { backoffDelayMs } from "./util/backoff.js";

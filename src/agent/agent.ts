@@ -6,6 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Message, ToolCall } from "../llm/types.js";
+import { sessionIdNew } from "../state/titles.js";
+import { writeTrajectory } from "../state/trajectories.js";
 import type { ToolContext } from "../tools/registry.js";
 import { estimateTextTokens } from "../util/tokens.js";
 import { IterationBudget } from "./budget.js";
@@ -31,13 +33,7 @@ import { stripMemoryContext } from "./memory-scrubber.js";
 import type { ModelRoute } from "./model-call.js";
 import { type AgentOptions, resolveRoutes, resolveToolNames } from "./options.js";
 import type { RunOptions, RunResult } from "./run-types.js";
-import {
-  buildSessionPrompt,
-  newSessionId,
-  resolveMemory,
-  withCompactionNote,
-  withRecalledMemory,
-} from "./session-prompt.js";
+import { buildSessionPrompt, resolveMemory, withCompactionNote, withRecalledMemory } from "./session-prompt.js";
 import { SessionRecorder } from "./session-recorder.js";
 import { withEphemeralLayer } from "./system-prompt.js";
 import { runToolBatch } from "./tool-batch.js";
@@ -73,7 +69,7 @@ export class Agent {
   private pendingSteer: string[] = [];
 
   constructor(readonly options: AgentOptions) {
-    this.currentSessionId = options.sessionId ?? newSessionId();
+    this.currentSessionId = options.sessionId ?? sessionIdNew();
     this.budget = options.iterationBudget ?? new IterationBudget(options.maxIterations ?? 90);
     this.guardrails = options.guardrails === false ? undefined : (options.guardrails ?? new ToolGuardrails());
     this.recorder = new SessionRecorder(options.sessionStore, this.currentSessionId, options.platform ?? "cli");
@@ -261,6 +257,7 @@ export class Agent {
       await this.recorder.recordUsage(caller.usage, caller.lastRoute.model);
     }
     if (completed) await this.memory?.finishTurn(userMessage, finalResponse);
+    if (this.options.saveTrajectories && this.options.home) this.saveTrajectory(completed, caller.lastRoute.model);
 
     return {
       finalResponse,
@@ -275,6 +272,25 @@ export class Agent {
       provider: caller.lastRoute.provider,
       ...(error ? { error } : {}),
     };
+  }
+
+  /** Appends this conversation to the ShareGPT trajectory files; the ephemeral layer is never written. */
+  private saveTrajectory(completed: boolean, model: string): void {
+    try {
+      writeTrajectory(this.options.home!, {
+        messages: this.history,
+        success: completed,
+        model,
+        ...(this.systemPrompt ? { systemPrompt: this.systemPrompt } : {}),
+        ...(this.options.ephemeralSystemPrompt ? { ephemeral: this.options.ephemeralSystemPrompt } : {}),
+      });
+    } catch (caught) {
+      this.emitter.emit({
+        type: "status",
+        kind: "warning",
+        message: `could not save the trajectory: ${(caught as Error).message}`,
+      });
+    }
   }
 
   /** Text of the most recent assistant reply, if any. */
@@ -370,7 +386,7 @@ export class Agent {
   private async adoptCompressed(messages: Message[]): Promise<void> {
     const parentId = this.currentSessionId;
     this.history = messages[0]?.role === "system" ? messages.slice(1) : messages;
-    this.currentSessionId = newSessionId();
+    this.currentSessionId = sessionIdNew();
     if (this.turnContext) this.turnContext.sessionId = this.currentSessionId;
     this.systemPrompt = withCompactionNote(this.promptOverride ?? (await this.buildPrompt()));
     await this.recorder.continueAs(this.currentSessionId, this.systemPrompt, this.routes![0]!.model, this.history);

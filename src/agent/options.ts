@@ -75,6 +75,10 @@ export interface AgentOptions {
   maxTokens?: number;
   temperature?: number;
   reasoningEffort?: string;
+  /** Append each finished run to `trajectory_samples.jsonl` / `failed_trajectories.jsonl` under `home`. */
+  saveTrajectories?: boolean;
+  /** Prompt caching for providers that support it (`prompt_caching.*`): a TTL, or `false` for none. */
+  promptCache?: { ttl?: "5m" | "1h" } | false;
   /** Extra fields merged into every request body (e.g. Ollama's `options.num_ctx`). */
   extraBody?: Record<string, unknown>;
   retry?: Partial<RetryPolicy>;

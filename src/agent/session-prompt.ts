@@ -2,7 +2,6 @@
  * What the agent needs at the start of a session (and after a compression starts a child
  * session): the system prompt from its inputs, and the default memory manager.
  */
-import { randomUUID } from "node:crypto";
 import type { Message } from "../llm/types.js";
 import { MemoryStore } from "../state/memory-store.js";
 import { hermesPaths } from "../state/paths.js";
@@ -60,9 +59,4 @@ export function withRecalledMemory(history: readonly Message[], fenced: string):
     }
   }
   return out;
-}
-
-export function newSessionId(): string {
-  const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-  return `${stamp}_${randomUUID().slice(0, 6)}`;
 }

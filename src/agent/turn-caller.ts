@@ -63,6 +63,7 @@ export class TurnCaller {
       ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
       ...(agent.reasoningEffort ? { reasoningEffort: agent.reasoningEffort } : {}),
       ...(agent.extraBody ? { extraBody: agent.extraBody } : {}),
+      ...(agent.promptCache !== undefined ? { promptCache: agent.promptCache } : {}),
     };
   }
 }

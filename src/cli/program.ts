@@ -32,6 +32,7 @@ export interface ChatFlags {
   quiet?: boolean;
   verbose?: boolean;
   json?: boolean;
+  saveTrajectories?: boolean;
   finalOnly?: boolean;
 }
 
@@ -58,7 +59,11 @@ function addChatOptions(cmd: Command): Command {
     .option("--yolo", "run dangerous commands without asking (hardline blocks still apply)")
     .option("-Q, --quiet", "print only the answer, no progress")
     .option("-v, --verbose", "show debug detail and stack traces")
-    .option("--json", "print one JSON result object (one-shot only)");
+    .option("--json", "print one JSON result object (one-shot only)")
+    .option(
+      "--save-trajectories",
+      "append each finished run to the ShareGPT trajectory files (agent.save_trajectories)",
+    );
 }
 
 export function buildProgram(): Command {
@@ -68,6 +73,7 @@ export function buildProgram(): Command {
     .option("-p, --profile <name>", "use the profile at ~/.hermes/profiles/NAME")
     .option("-z, --oneshot <text>", "run one prompt and print only the final text")
     .showHelpAfterError("(run 'hermes --help' for usage)")
+    .enablePositionalOptions()
     .exitOverride();
 
   // Profiles and .env must be in place before any command reads HERMES_HOME.

@@ -8,6 +8,7 @@ import { IterationBudget } from "../agent/budget.js";
 import type { SummarizeFn } from "../agent/compressor.js";
 import { DEFAULT_CONTEXT_LENGTH } from "../agent/context-window.js";
 import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
+import { guardrailsConfigFromYaml, ToolGuardrails } from "../agent/guardrails.js";
 import { MemoryManager } from "../agent/memory-manager.js";
 import { resolveRoutes } from "../agent/options.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
@@ -207,6 +208,9 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     services: { sessionSearch: (query: string, limit: number) => store.search(query, { limit }) },
     quiet: options.quiet,
     skillsIndex: tools.skillsIndex,
+    saveTrajectories: Boolean(flags.saveTrajectories) || config.agent.save_trajectories,
+    promptCache: config.prompt_caching.enabled ? { ttl: config.prompt_caching.cache_ttl } : false,
+    guardrails: new ToolGuardrails(guardrailsConfigFromYaml(config.tool_loop_guardrails)),
     ...memoryOption(home, config),
     compression: {
       enabled: config.compression.enabled,

@@ -96,6 +96,8 @@ export const configSchema = z.object(
     model,
     agent: section({
       max_turns: integerAtLeast(1, 90),
+      /** Append every finished run to the ShareGPT trajectory files in HERMES_HOME. */
+      save_trajectories: bool(false),
       reasoning_effort: oneOf(REASONING_EFFORTS).default(""),
     }),
     toolsets: stringList(["hermes-cli"]),
@@ -168,6 +170,8 @@ export const configSchema = z.object(
     }),
     fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
     mcp_servers: z.record(z.string(), mcpServer, { error: () => "a mapping of server names to settings" }).default({}),
+    /** Older spelling of `approvals.command_allowlist`, still honoured. */
+    command_allowlist: stringList(),
     credential_pool_strategies: z
       .record(z.string(), oneOf(POOL_STRATEGIES), { error: () => "a mapping of provider ids to strategies" })
       .default({}),

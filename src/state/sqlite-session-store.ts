@@ -310,7 +310,7 @@ export class SqliteSessionStore implements SessionStore {
       if (this.readSession(session.id)) {
         if (!options.replace) {
           throw new SessionStoreError(
-            `a session with id "${session.id}" already exists; delete it first or import with replace`,
+            `a session with id "${session.id}" already exists; delete it first or import with --replace (hermes sessions import FILE --replace)`,
             this.location,
           );
         }

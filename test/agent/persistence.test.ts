@@ -39,3 +39,29 @@ test("persists every message as it happens and resumes with the same system prom
     await h.close();
   }
 });
+
+test("with saveTrajectories, runs are appended as ShareGPT lines without the ephemeral layer", async () => {
+  const { readFileSync } = await import("node:fs");
+  const h = await createHarness(
+    { script: [{ text: "done" }, { fault: { kind: "status", status: 400, message: "bad request" } }] },
+    { saveTrajectories: true, ephemeralSystemPrompt: "EPHEMERAL-LAYER-TEXT", retry: { maxRetries: 0 } },
+  );
+  try {
+    await h.agent.runConversation("first");
+    await h.agent.runConversation("second");
+    const ok = readFileSync(join(h.dir, "trajectory_samples.jsonl"), "utf8").trim().split("\n");
+    const failed = readFileSync(join(h.dir, "failed_trajectories.jsonl"), "utf8").trim().split("\n");
+    assert.equal(ok.length, 1);
+    assert.equal(failed.length, 1);
+    const record = JSON.parse(ok[0]!);
+    assert.equal(record.completed, true);
+    assert.deepEqual(
+      record.conversations.map((turn: { from: string }) => turn.from),
+      ["system", "human", "gpt"],
+    );
+    assert.doesNotMatch(ok[0]!, /EPHEMERAL-LAYER-TEXT/);
+    assert.match(JSON.stringify(h.fake.requests[0]!.body), /EPHEMERAL-LAYER-TEXT/, "the layer was sent to the model");
+  } finally {
+    await h.close();
+  }
+});

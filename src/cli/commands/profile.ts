@@ -51,7 +51,8 @@ export function registerProfileCommands(program: Command, io: CommandIo = proces
     .description("delete a profile and everything in it")
     .option("-y, --yes", "confirm the deletion")
     .action(async (name: string, opts: { yes?: boolean }) => {
-      const { deleteProfile, profileHome } = await import("../../state/profiles.js");
+      const { deleteProfile, profileExists, profileHome, ProfileError } = await import("../../state/profiles.js");
+      if (!profileExists(name)) throw new ProfileError(`profile "${name}" does not exist (see hermes profile list)`);
       if (!opts.yes) {
         throw new UsageError(
           `this deletes ${profileHome(name)} with its sessions, memories and secrets; re-run with --yes to confirm`,

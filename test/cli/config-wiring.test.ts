@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { startFakeProvider } from "../fake-provider/server.js";
+
+async function oneShot(configYaml: string, url: string): Promise<number | null> {
+  const home = mkdtempSync(join(tmpdir(), "hermes-wiring-"));
+  writeFileSync(join(home, "config.yaml"), configYaml);
+  const args = ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "anthropic", "--base-url", url];
+  const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "claude-sonnet-4", "-Q"], {
+    env: { ...process.env, HERMES_HOME: home },
+    stdio: "ignore",
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  rmSync(home, { recursive: true, force: true });
+  return code;
+}
+
+test("prompt_caching in config.yaml decides the cache markers and their TTL", async () => {
+  const fake = await startFakeProvider({ fallback: { text: "ok" } });
+  try {
+    assert.equal(await oneShot("prompt_caching:\n  cache_ttl: 1h\n", fake.url), 0);
+    const cached = JSON.stringify(fake.requests.at(-1)!.body);
+    assert.match(cached, /"cache_control":\{"type":"ephemeral","ttl":"1h"\}/);
+    assert.equal(await oneShot("prompt_caching:\n  enabled: false\n", fake.url), 0);
+    assert.doesNotMatch(JSON.stringify(fake.requests.at(-1)!.body), /cache_control/);
+  } finally {
+    await fake.close();
+  }
+});
