@@ -2,6 +2,7 @@
  * Builds a ready Agent for a surface from HERMES_HOME (config.yaml, .env) and command-line
  * flags: resolves provider and model, registers the built-in tools, opens the session store.
  */
+import { resolve as resolvePath } from "node:path";
 import { Agent, type AgentOptions } from "../agent/agent.js";
 import { createAuxiliaryClient, summarizeWithAuxiliary } from "../agent/auxiliary.js";
 import { IterationBudget } from "../agent/budget.js";
@@ -156,7 +157,8 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
   const configMode = config.model.api_mode !== "auto" ? (config.model.api_mode as ApiMode) : undefined;
   const apiMode = (flags.apiMode as ApiMode | undefined) ?? configMode;
 
-  const cwd = process.cwd();
+  // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
+  const cwd = resolvePath(process.cwd(), config.terminal.cwd);
   const registry = new ToolRegistry();
   const tools = await assembleTools(registry, { home, cwd, config, yolo: Boolean(flags.yolo), quiet: options.quiet });
   const apiKey = flags.apiKey;

@@ -31,3 +31,31 @@ test("prompt_caching in config.yaml decides the cache markers and their TTL", as
     await fake.close();
   }
 });
+
+test("terminal.cwd in config.yaml is where commands run", async () => {
+  const workdir = mkdtempSync(join(tmpdir(), "hermes-workdir-"));
+  const fake = await startFakeProvider({
+    script: [
+      { toolCalls: [{ name: "terminal", arguments: { command: "pwd" } }] },
+      (req) => ({ text: String(req.body.messages.at(-1).content) }),
+    ],
+  });
+  const home = mkdtempSync(join(tmpdir(), "hermes-wiring-"));
+  try {
+    writeFileSync(join(home, "config.yaml"), `terminal:\n  cwd: ${workdir}\n`);
+    const args = ["dist/cli/main.js", "chat", "-q", "where?", "--provider", "custom", "--base-url", `${fake.url}/v1`];
+    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m", "--yolo", "-Q"], {
+      env: { ...process.env, HERMES_HOME: home },
+    });
+    let stdout = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 0);
+    assert.match(stdout, new RegExp(workdir.replace(/[/\\^$*+?.()|[\]{}]/g, "\\$&")));
+  } finally {
+    await fake.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workdir, { recursive: true, force: true });
+  }
+});
