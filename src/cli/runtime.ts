@@ -84,6 +84,7 @@ function memoryOption(home: string, config: HermesConfig): Pick<AgentOptions, "m
     dir: hermesPaths(home).memoriesDir,
     memoryCharLimit: config.memory.memory_char_limit,
     userCharLimit: config.memory.user_char_limit,
+    userProfileEnabled: config.memory.user_profile_enabled,
   });
   return { memory: new MemoryManager({ store }) };
 }

@@ -16,6 +16,8 @@ export interface MemoryStoreOptions {
   dir: string;
   memoryCharLimit?: number;
   userCharLimit?: number;
+  /** `memory.user_profile_enabled`: when false, USER.md is neither shown in the prompt nor written. */
+  userProfileEnabled?: boolean;
 }
 
 export interface MemoryResult {
@@ -55,8 +57,11 @@ export class MemoryStore {
   private failures = 0;
   private frozen: string;
 
+  private readonly userProfileEnabled: boolean;
+
   constructor(options: MemoryStoreOptions) {
     this.dir = options.dir;
+    this.userProfileEnabled = options.userProfileEnabled ?? true;
     this.limits = {
       memory: options.memoryCharLimit ?? DEFAULT_MEMORY_CHAR_LIMIT,
       user: options.userCharLimit ?? DEFAULT_USER_CHAR_LIMIT,
@@ -104,6 +109,7 @@ export class MemoryStore {
   }
 
   add(target: MemoryTarget, content: string): MemoryResult {
+    if (target === "user" && !this.userProfileEnabled) return this.fail(target, [], USER_PROFILE_OFF);
     const entry = content.trim();
     const entries = this.entries(target);
     const invalid = this.validateContent(entry);
@@ -125,6 +131,7 @@ export class MemoryStore {
   }
 
   replace(target: MemoryTarget, oldText: string, newContent: string): MemoryResult {
+    if (target === "user" && !this.userProfileEnabled) return this.fail(target, [], USER_PROFILE_OFF);
     const entries = this.entries(target);
     const entry = newContent.trim();
     if (!oldText.trim())
@@ -148,6 +155,7 @@ export class MemoryStore {
   }
 
   remove(target: MemoryTarget, oldText: string): MemoryResult {
+    if (target === "user" && !this.userProfileEnabled) return this.fail(target, [], USER_PROFILE_OFF);
     const entries = this.entries(target);
     if (!oldText.trim())
       return this.fail(target, entries, "old_text is empty: give a unique part of the entry to remove.");
@@ -224,7 +232,7 @@ export class MemoryStore {
         `MEMORY (your notes from earlier sessions) [${this.usage("memory", memory)}]\n${memory.join(MEMORY_ENTRY_SEPARATOR)}`,
       );
     }
-    const user = this.entries("user");
+    const user = this.userProfileEnabled ? this.entries("user") : [];
     if (user.length) {
       sections.push(
         `USER PROFILE (what you know about the user) [${this.usage("user", user)}]\n${user.join(MEMORY_ENTRY_SEPARATOR)}`,
@@ -233,6 +241,9 @@ export class MemoryStore {
     return sections.join("\n\n");
   }
 }
+
+const USER_PROFILE_OFF =
+  "The user profile is turned off in this setup (memory.user_profile_enabled: false); keep the note in target memory if it matters.";
 
 function charCount(entries: string[]): number {
   return entries.join(MEMORY_ENTRY_SEPARATOR).length;

@@ -25,4 +25,6 @@ test("tools lists every tool with ✓ available, ✗ unavailable or · not in th
   assert.match(out, /^\* todo — /m);
   assert.match(out, /^ {4}· browser_navigate \(not in this version yet\)$/m);
   assert.doesNotMatch(out, /^\* hermes-cli/m);
+  assert.match(out, /^ {4}✓ skill_manage$/m, "skills tools are listed as a chat session has them");
+  assert.match(out, /^ {4}✓ delegate_task$/m);
 });

@@ -149,3 +149,16 @@ test("content holding a separator line is rejected", () => {
   const result = new MemoryStore({ dir: tempDir() }).add("memory" as MemoryTarget, "a\n§\nb");
   assert.equal(result.success, false);
 });
+
+test("with the user profile turned off, USER.md is neither shown nor written", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-memory-off-"));
+  writeFileSync(join(dir, "USER.md"), "prefers tabs");
+  const store = new MemoryStore({ dir, userProfileEnabled: false });
+  assert.doesNotMatch(store.snapshot(), /prefers tabs/);
+  const result = store.add("user", "likes tea");
+  assert.equal(result.success, false);
+  assert.match(result.error ?? "", /user_profile_enabled/);
+  assert.equal(store.add("memory", "project uses pnpm").success, true);
+  assert.equal(readFileSync(join(dir, "USER.md"), "utf8"), "prefers tabs");
+  assert.match(new MemoryStore({ dir }).snapshot(), /prefers tabs/, "the file itself is left alone");
+});

@@ -16,12 +16,20 @@ export interface ToolsetReport {
 }
 
 /** Built-in toolsets plus the platform toolsets named in config; other platform bundles are noise here. */
-export async function toolsetReport(enabledToolsets: readonly string[]): Promise<ToolsetReport[]> {
+export async function toolsetReport(enabledToolsets: readonly string[], home?: string): Promise<ToolsetReport[]> {
   const { ToolRegistry } = await import("../../tools/registry.js");
   const { registerBuiltinTools } = await import("../../tools/builtin/index.js");
   const { defaultToolsets } = await import("../../tools/toolsets.js");
   const registry = new ToolRegistry();
   registerBuiltinTools(registry);
+  if (home) {
+    // The same extra tools a chat session registers: skills and delegation.
+    const { registerSkillsTools } = await import("../../tools/skills/tools.js");
+    const { delegationDepsFrom, registerDelegateTool } = await import("../../agent/delegation.js");
+    const { IterationBudget } = await import("../../agent/budget.js");
+    registerSkillsTools(registry, { home, cwd: process.cwd() });
+    registerDelegateTool(registry, delegationDepsFrom({ model: "" }, new IterationBudget(1)));
+  }
   const catalog = defaultToolsets;
   const enabled = new Set(enabledToolsets);
   const names = catalog.names().filter((name) => enabled.has(name) || !name.startsWith("hermes-"));
@@ -76,8 +84,9 @@ export function registerToolsCommand(program: Command, io: CommandIo = processIo
     .action(async (opts: { summary?: boolean }) => {
       const { loadConfig } = await import("../../state/config.js");
       const { hermesHome } = await import("../../state/paths.js");
-      const { config } = loadConfig({ home: hermesHome() });
-      const reports = await toolsetReport(config.toolsets);
+      const home = hermesHome();
+      const { config } = loadConfig({ home });
+      const reports = await toolsetReport(config.toolsets, home);
       const lines = opts.summary ? formatSummary(reports) : formatFull(reports);
       for (const line of lines) io.out(line);
       io.out(
