@@ -2,8 +2,11 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { after, before, beforeEach } from "node:test";
 import { LlmError } from "../../src/llm/errors.js";
 import type { LlmEvent, Message, ToolDefinition } from "../../src/llm/types.js";
+import { startFakeProvider } from "../fake-provider/server.js";
+import type { FakeProvider } from "../fake-provider/types.js";
 
 export async function drain(events: AsyncIterable<LlmEvent>): Promise<LlmEvent[]> {
   const out: LlmEvent[] = [];
@@ -104,4 +107,44 @@ export async function startServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * One fake provider for the whole test file, with an empty script and request log before each
+ * test. The returned object forwards to the running server.
+ */
+export function suiteFakeProvider(): FakeProvider {
+  let running: FakeProvider | undefined;
+  before(async () => {
+    running = await startFakeProvider();
+  });
+  after(() => running?.close());
+  beforeEach(() => {
+    running!.setScript([]);
+    running!.requests.length = 0;
+  });
+  return new Proxy({} as FakeProvider, {
+    get(_target, key) {
+      const value = Reflect.get(running!, key);
+      return typeof value === "function" ? value.bind(running) : value;
+    },
+  });
+}
+
+/** Aborting on the first text delta rejects with an `abort` error within 1.5 s, before any finish. */
+export async function assertAbortIsPrompt(stream: (signal: AbortSignal) => AsyncIterable<LlmEvent>): Promise<void> {
+  const controller = new AbortController();
+  const seen: string[] = [];
+  const started = Date.now();
+  await assert.rejects(
+    (async () => {
+      for await (const event of stream(controller.signal)) {
+        seen.push(event.type);
+        if (event.type === "text_delta") controller.abort();
+      }
+    })(),
+    (error: { kind?: string }) => error.kind === "abort",
+  );
+  assert.ok(Date.now() - started < 1500, "abort took too long");
+  assert.ok(!seen.includes("finish"));
 }
