@@ -75,7 +75,14 @@ export {
   type McpServerStatus,
   probeMcpServer,
 } from "./tools/mcp/index.js";
-export type { ApprovalAnswer, ApprovalRequest, ToolContext, ToolSpec } from "./tools/registry.js";
+export type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  ParameterSchema,
+  ParametersOf,
+  ToolContext,
+  ToolSpec,
+} from "./tools/registry.js";
 export { capResult, ToolRegistry, ToolRegistryError } from "./tools/registry.js";
 export {
   buildSkillsIndex,
@@ -108,5 +115,6 @@ export {
 export { backoffDelayMs } from "./util/backoff.js";
 export { repairToolArguments } from "./util/json-repair.js";
 export { redactSecrets } from "./util/redact.js";
+export { SchemaError, z } from "./util/schema/index.js";
 export { scanForThreats } from "./util/threats.js";
 export { packageVersion } from "./util/version.js";

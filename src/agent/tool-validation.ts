@@ -61,7 +61,7 @@ function closeMatches(name: string, available: string[], count = 3): string[] {
     .slice(0, count);
 }
 
-function describeIssues(error: { issues: Array<{ path: PropertyKey[]; message: string }> }): string {
+function describeIssues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   return error.issues
     .map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "(arguments)"}: ${issue.message}`)
     .join("; ");

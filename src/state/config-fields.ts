@@ -2,7 +2,7 @@
  * Schema builders for config.yaml fields. Each one carries a plain-words description of the
  * values it accepts, which becomes the error message ("must be <accepted>") when a value is bad.
  */
-import { z } from "zod";
+import { z } from "../util/schema/index.js";
 
 const accepts = (text: string) => ({ error: () => text });
 
@@ -47,6 +47,6 @@ export function stringMap() {
 }
 
 /** A mapping of settings whose own fields all have defaults, so `{}` (or nothing) is valid. */
-export function section<S extends z.ZodRawShape>(shape: S) {
-  return z.object(shape, accepts("a mapping of settings")).prefault({} as z.input<z.ZodObject<S>>);
+export function section<S extends z.Shape>(shape: S) {
+  return z.object(shape, accepts("a mapping of settings")).prefault({} as z.ObjectInput<S>);
 }

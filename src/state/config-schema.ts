@@ -2,7 +2,7 @@
  * The shape of config.yaml: every key the agent reads, its default, and what it accepts.
  * Key names follow the original Hermes Agent so existing config files keep working.
  */
-import { z } from "zod";
+import { z } from "../util/schema/index.js";
 import {
   bool,
   integerAtLeast,

@@ -1,45 +1,32 @@
 /**
- * Walking config.yaml values alongside the zod schema: finding keys the schema does not
+ * Walking config.yaml values alongside the config schema: finding keys the schema does not
  * know (reported as warnings) and the schema that governs one dotted key path.
  */
-import type { z } from "zod";
+import { type AnySchema, ArraySchema, ObjectSchema, RecordSchema, WrapperSchema } from "../util/schema/index.js";
 
-type Def = { type: string; [key: string]: unknown };
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
-
-/** Strip wrappers (defaults, optionals, preprocessing) down to the schema that shapes the value. */
-export function unwrapSchema(schema: z.ZodType): z.ZodType {
+/** Strip wrappers (defaults, optionals, preprocessing, refinements) down to the schema that shapes the value. */
+export function unwrapSchema(schema: AnySchema): AnySchema {
   let current = schema;
-  for (;;) {
-    const def = defOf(current);
-    if (["default", "prefault", "optional", "nullable", "catch", "readonly", "nonoptional"].includes(def.type)) {
-      current = def.innerType as z.ZodType;
-    } else if (def.type === "pipe") {
-      // A preprocess is a pipe from a transform into the real schema: the output side shapes it.
-      const input = defOf(def.in as z.ZodType);
-      current = (input.type === "transform" ? def.out : def.in) as z.ZodType;
-    } else {
-      return current;
-    }
-  }
+  while (current instanceof WrapperSchema) current = current.inner as AnySchema;
+  return current;
 }
 
 /** The schema governing `path` (object keys, record keys, or array indexes), if any. */
-export function schemaAt(root: z.ZodType, path: readonly string[]): z.ZodType | undefined {
-  let current: z.ZodType | undefined = root;
+export function schemaAt(root: AnySchema, path: readonly string[]): AnySchema | undefined {
+  let current: AnySchema | undefined = root;
   for (const key of path) {
     if (!current) return undefined;
-    const def = defOf(unwrapSchema(current));
-    if (def.type === "object") current = (def.shape as Record<string, z.ZodType>)[key];
-    else if (def.type === "record") current = def.valueType as z.ZodType;
-    else if (def.type === "array" && /^\d+$/.test(key)) current = def.element as z.ZodType;
+    const shaped = unwrapSchema(current);
+    if (shaped instanceof ObjectSchema) current = (shaped.shape as Record<string, AnySchema>)[key];
+    else if (shaped instanceof RecordSchema) current = shaped.valueType as AnySchema;
+    else if (shaped instanceof ArraySchema && /^\d+$/.test(key)) current = shaped.element as AnySchema;
     else return undefined;
   }
   return current;
 }
 
-export function schemaKind(schema: z.ZodType): string {
-  return defOf(unwrapSchema(schema)).type;
+export function schemaKind(schema: AnySchema): string {
+  return unwrapSchema(schema).kind;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -47,27 +34,27 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 /** Dotted paths of keys in `value` that the schema has no place for. */
 export function findUnknownKeys(
-  schema: z.ZodType,
+  schema: AnySchema,
   value: unknown,
   prefix = "",
 ): Array<{ path: string; known: string[] }> {
-  const def = defOf(unwrapSchema(schema));
+  const shaped = unwrapSchema(schema);
   const found: Array<{ path: string; known: string[] }> = [];
-  if (def.type === "object" && isPlainObject(value)) {
-    const shape = def.shape as Record<string, z.ZodType>;
+  if (shaped instanceof ObjectSchema && isPlainObject(value)) {
+    const shape = shaped.shape as Record<string, AnySchema>;
     for (const [key, inner] of Object.entries(value)) {
       const path = prefix ? `${prefix}.${key}` : key;
       const child = shape[key];
       if (child) found.push(...findUnknownKeys(child, inner, path));
       else found.push({ path, known: Object.keys(shape) });
     }
-  } else if (def.type === "record" && isPlainObject(value)) {
+  } else if (shaped instanceof RecordSchema && isPlainObject(value)) {
     for (const [key, inner] of Object.entries(value)) {
-      found.push(...findUnknownKeys(def.valueType as z.ZodType, inner, prefix ? `${prefix}.${key}` : key));
+      found.push(...findUnknownKeys(shaped.valueType as AnySchema, inner, prefix ? `${prefix}.${key}` : key));
     }
-  } else if (def.type === "array" && Array.isArray(value)) {
+  } else if (shaped instanceof ArraySchema && Array.isArray(value)) {
     value.forEach((inner, index) => {
-      found.push(...findUnknownKeys(def.element as z.ZodType, inner, `${prefix}[${index}]`));
+      found.push(...findUnknownKeys(shaped.element as AnySchema, inner, `${prefix}[${index}]`));
     });
   }
   return found;

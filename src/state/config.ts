@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isMap, isScalar, isSeq, parseDocument, type Document as YamlDocument } from "yaml";
-import type { z } from "zod";
+import type { AnySchema } from "../util/schema/index.js";
 import { atomicWriteFile } from "./atomic-write.js";
 import { configSchema, type HermesConfig } from "./config-schema.js";
 import { closestName, dropNulls, findUnknownKeys, schemaAt, schemaKind } from "./config-walk.js";
@@ -128,7 +128,7 @@ export function isSecretKey(keyPath: string): boolean {
 }
 
 /** Turn a command-line string into a value: booleans, numbers and JSON are parsed; strings stay strings. */
-export function parseConfigValue(raw: string, schema?: z.ZodType): unknown {
+export function parseConfigValue(raw: string, schema?: AnySchema): unknown {
   const kind = schema ? schemaKind(schema) : undefined;
   if (kind === "string" || kind === "enum") return raw;
   if (kind === "array" && !raw.trimStart().startsWith("[")) {

@@ -2,7 +2,7 @@
  * Conversions between session-store rows and the public record and message shapes, and the
  * validation of exported session files before they are imported.
  */
-import { z } from "zod";
+import { z } from "../util/schema/index.js";
 import type {
   ExportedMessage,
   SessionExport,

@@ -2,7 +2,6 @@
  * The root of the tool system: a tool is data plus a handler. This module imports nothing
  * from the project, so every other part can depend on it.
  */
-import { z } from "zod";
 
 /** What a tool handler may reach of the agent. Every member is optional: surfaces differ. */
 export interface ToolContext {
@@ -36,12 +35,29 @@ export interface ApprovalRequest {
 
 export type ApprovalAnswer = "once" | "session" | "always" | "deny";
 
-export interface ToolSpec<S extends z.ZodType = z.ZodType> {
+/**
+ * What a tool's `parameters` must offer: checking arguments and describing them as JSON Schema.
+ * Schemas from `z` in util/schema satisfy it, and so do zod 4 schemas.
+ */
+export interface ParameterSchema<Out = unknown> {
+  /** Returns the checked value or throws. */
+  parse(value: unknown): Out;
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data: Out }
+    | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
+  toJSONSchema(options?: { io?: "input" | "output"; unrepresentable?: "any" | "throw" }): unknown;
+}
+
+export type ParametersOf<S> = S extends ParameterSchema<infer Out> ? Out : never;
+
+export interface ToolSpec<S extends ParameterSchema<unknown> = ParameterSchema> {
   name: string;
   toolset: string;
   description: string;
   parameters: S;
-  handler: (args: z.infer<S>, ctx: ToolContext) => Promise<string>;
+  handler: (args: ParametersOf<S>, ctx: ToolContext) => Promise<string>;
   /** Whether the tool is usable right now (keys present, binary installed). */
   check?: () => boolean | Promise<boolean>;
   /** Safe to run concurrently with other parallel-safe calls. */
@@ -75,7 +91,7 @@ export class ToolRegistry {
   /** Bumped on every change, so memoized definitions are rebuilt. */
   generation = 0;
 
-  register<S extends z.ZodType>(spec: ToolSpec<S>): void {
+  register<S extends ParameterSchema<unknown>>(spec: ToolSpec<S>): void {
     const existing = this.tools.get(spec.name);
     if (existing && existing.toolset !== spec.toolset && !spec.override && !isMcpReplacement(existing, spec)) {
       throw new ToolRegistryError(
@@ -163,8 +179,8 @@ function isMcpReplacement(existing: ToolSpec, incoming: ToolSpec): boolean {
   return existing.toolset.startsWith("mcp-") && incoming.toolset.startsWith("mcp-");
 }
 
-export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+export function toJsonSchema(schema: ParameterSchema<unknown>): Record<string, unknown> {
+  const json = { ...(schema.toJSONSchema({ io: "input", unrepresentable: "any" }) as Record<string, unknown>) };
   delete json.$schema;
   return json;
 }

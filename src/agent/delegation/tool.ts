@@ -3,8 +3,9 @@
  * fresh history, a restricted tool list and the parent's shared iteration budget, and returns
  * their summaries in task order as one JSON result.
  */
-import { z } from "zod";
+
 import type { ToolContext, ToolRegistry } from "../../tools/registry.js";
+import { z } from "../../util/schema/index.js";
 import type { IterationBudget } from "../budget.js";
 import { type AgentOptions, resolveToolNames } from "../options.js";
 import { type ChildEnvironment, type ChildReport, type DelegateTask, runChild } from "./run-child.js";

@@ -1,5 +1,5 @@
 /** The `clarify` tool: ask the user a question, optionally with a few choices. */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
 export const CLARIFY_MAX_CHOICES = 4;

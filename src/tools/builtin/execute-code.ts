@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import { nodeClient, pythonClient, type ToolSignature, toolSignature } from "../code-clients.js";
 import { startToolRpcServer, type ToolDispatcher } from "../code-rpc.js";
 import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";

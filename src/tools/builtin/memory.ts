@@ -1,5 +1,5 @@
 /** The `memory` tool: save, correct and drop durable facts in MEMORY.md and USER.md. */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
 type Target = "memory" | "user";

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import { fuzzyFindAndReplace, unifiedDiff } from "../fuzzy-patch.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { describeFsError, isBinaryFile, json, writeFileAtomic } from "./file-io.js";

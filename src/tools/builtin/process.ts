@@ -1,5 +1,5 @@
 /** The `process` tool: look after background processes started with `terminal(background=true)`. */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import { defaultProcessManager, type ProcessManager, ProcessNotFoundError } from "../process-manager.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 

@@ -2,7 +2,7 @@
 import { createReadStream, readdirSync, statSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { describeFsError, isBinaryFile, isImagePath, json } from "./file-io.js";
 import { displayPath, readRefusal, realLocation, resolveToolPath } from "./file-paths.js";

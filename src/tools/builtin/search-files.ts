@@ -1,6 +1,6 @@
 /** The `search_files` tool: search file contents by regex, or find files by name glob. */
 import { readFileSync, statSync } from "node:fs";
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { json } from "./file-io.js";
 import { displayPath, readRefusal, realLocation, resolveToolPath } from "./file-paths.js";

@@ -1,5 +1,5 @@
 /** The `session_search` tool: recall earlier conversations through the agent's session store. */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
 export const SESSION_SEARCH_DEFAULT_LIMIT = 3;

@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import { ApprovalPolicy } from "../approval/policy.js";
 import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";
 import { commandEnv, exitCodeOf, spawnShell, superviseChild } from "../process-group.js";

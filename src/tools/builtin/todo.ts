@@ -1,5 +1,5 @@
 /** The `todo` tool: the agent's task list for the current session, kept in memory. */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
 export const TODO_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const;

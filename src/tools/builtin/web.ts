@@ -3,7 +3,7 @@
  * `web_extract`, which uses the same backend when there is one and otherwise fetches pages
  * itself and converts their HTML to markdown.
  */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { selectWebBackend } from "../web/backends.js";
 import { fetchPage } from "../web/fetch-page.js";

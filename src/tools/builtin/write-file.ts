@@ -1,7 +1,7 @@
 /** The `write_file` tool: replace a file's whole content, creating parent directories. */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { describeFsError, json, writeFileAtomic } from "./file-io.js";
 import { checkWritePath, displayPath } from "./file-paths.js";

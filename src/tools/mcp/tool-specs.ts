@@ -3,7 +3,7 @@
  * left out when the config filters it, when its description looks like a prompt injection,
  * or when its cleaned name collides with another tool of the same server.
  */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import { scanForThreats } from "../../util/threats.js";
 import type { ToolContext, ToolSpec } from "../registry.js";
 import type { McpToolInfo } from "./connection.js";

@@ -2,7 +2,7 @@
  * The `skills` toolset: skills_list and skill_view read the skills on disk at call time (so a
  * skill written mid-session is usable at once), skill_manage edits the user's skills.
  */
-import { z } from "zod";
+import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { discoverSkills, findSkill } from "./discovery.js";
 import { MANAGE_ACTIONS, manageSkill } from "./manage.js";
