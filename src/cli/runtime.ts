@@ -163,14 +163,6 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
   const registry = new ToolRegistry();
   const tools = await assembleTools(registry, { home, cwd, config, yolo: Boolean(flags.yolo), quiet: options.quiet });
   const apiKey = flags.apiKey;
-  const context = await checkContextWindow({
-    model,
-    provider: info.id,
-    baseUrl,
-    apiKey,
-    configured: config.model.context_length,
-    minimum: config.model.min_context_length,
-  });
   let credentialPool: CredentialPool | undefined;
   try {
     credentialPool = apiKey ? undefined : loadCredentialPool(home, info.id, config, process.env);
@@ -178,7 +170,26 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     if (!(error instanceof AuthStoreError)) throw error;
     process.stderr.write(`hermes: ${error.message}\n`);
   }
-  const store = await openSessionStore(hermesPaths(home).stateDb);
+  // The window probe mostly waits on the server and opening the store on loading SQLite, so
+  // the two run side by side.
+  const [contextCheck, storeOpening] = await Promise.allSettled([
+    checkContextWindow({
+      model,
+      provider: info.id,
+      baseUrl,
+      apiKey,
+      configured: config.model.context_length,
+      minimum: config.model.min_context_length,
+    }),
+    openSessionStore(hermesPaths(home).stateDb),
+  ]);
+  if (contextCheck.status === "rejected") {
+    if (storeOpening.status === "fulfilled") storeOpening.value.close();
+    throw contextCheck.reason;
+  }
+  if (storeOpening.status === "rejected") throw storeOpening.reason;
+  const context = contextCheck.value;
+  const store = storeOpening.value;
   const sessionId = await sessionToResume(store, flags);
   const enabledToolsets = flags.toolsets
     ? flags.toolsets

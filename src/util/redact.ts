@@ -51,45 +51,55 @@ export function isSecretName(name: string): boolean {
   return false;
 }
 
+export interface TokenShape {
+  /**
+   * Literal pieces of the pattern of which any match holds at least one (case-sensitive).
+   * Shapes whose keywords are all absent are skipped, so ordinary text never pays for
+   * compiling them.
+   */
+  keywords: readonly string[];
+  pattern: RegExp;
+}
+
 /** Token shapes that are secrets wherever they appear. Order matters: longer prefixes first. */
-const TOKEN_PATTERNS: RegExp[] = [
+export const TOKEN_SHAPES: readonly TokenShape[] = [
   // OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), OpenRouter (sk-or-v1-) and other sk- keys.
   // A digit is required so prose such as "sk-learn-compatible" is left alone.
-  /sk-(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{10,}/g,
+  { keywords: ["sk-"], pattern: /sk-(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{10,}/g },
   // Stripe-style live/test keys.
-  /(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}/g,
+  { keywords: ["live", "test"], pattern: /(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}/g },
   // GitHub classic, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
-  /gh[pousr]_[A-Za-z0-9]{20,}/g,
-  /github_pat_[A-Za-z0-9_]{20,}/g,
+  { keywords: ["gh"], pattern: /gh[pousr]_[A-Za-z0-9]{20,}/g },
+  { keywords: ["github_pat_"], pattern: /github_pat_[A-Za-z0-9_]{20,}/g },
   // GitLab personal access tokens.
-  /glpat-[A-Za-z0-9_-]{16,}/g,
+  { keywords: ["glpat-"], pattern: /glpat-[A-Za-z0-9_-]{16,}/g },
   // Slack bot/user/app tokens.
-  /xox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /xapp-[A-Za-z0-9-]{10,}/g,
+  { keywords: ["xox"], pattern: /xox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { keywords: ["xapp-"], pattern: /xapp-[A-Za-z0-9-]{10,}/g },
   // AWS access key ids.
-  /(?:AKIA|ASIA)[0-9A-Z]{16}/g,
+  { keywords: ["AKIA", "ASIA"], pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g },
   // Google API keys.
-  /AIza[0-9A-Za-z_-]{30,}/g,
+  { keywords: ["AIza"], pattern: /AIza[0-9A-Za-z_-]{30,}/g },
   // Hugging Face, Replicate, npm, PyPI, DigitalOcean, Groq, Perplexity, fal, Notion, Tavily,
   // Firecrawl, Exa, Matrix, SendGrid.
-  /hf_[A-Za-z0-9]{20,}/g,
-  /r8_[A-Za-z0-9]{20,}/g,
-  /npm_[A-Za-z0-9]{20,}/g,
-  /pypi-[A-Za-z0-9_-]{20,}/g,
-  /do[opr]_v1_[A-Za-z0-9]{20,}/g,
-  /gsk_[A-Za-z0-9]{20,}/g,
-  /pplx-[A-Za-z0-9]{20,}/g,
-  /fal_(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{16,}/g,
-  /ntn_[A-Za-z0-9]{20,}/g,
-  /tvly-[A-Za-z0-9_-]{16,}/g,
-  /fc-[A-Za-z0-9]{20,}/g,
-  /exa_(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{16,}/g,
-  /syt_(?=[A-Za-z0-9_]{0,200}\d)[A-Za-z0-9_]{16,}/g,
-  /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g,
+  { keywords: ["hf_"], pattern: /hf_[A-Za-z0-9]{20,}/g },
+  { keywords: ["r8_"], pattern: /r8_[A-Za-z0-9]{20,}/g },
+  { keywords: ["npm_"], pattern: /npm_[A-Za-z0-9]{20,}/g },
+  { keywords: ["pypi-"], pattern: /pypi-[A-Za-z0-9_-]{20,}/g },
+  { keywords: ["_v1_"], pattern: /do[opr]_v1_[A-Za-z0-9]{20,}/g },
+  { keywords: ["gsk_"], pattern: /gsk_[A-Za-z0-9]{20,}/g },
+  { keywords: ["pplx-"], pattern: /pplx-[A-Za-z0-9]{20,}/g },
+  { keywords: ["fal_"], pattern: /fal_(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{16,}/g },
+  { keywords: ["ntn_"], pattern: /ntn_[A-Za-z0-9]{20,}/g },
+  { keywords: ["tvly-"], pattern: /tvly-[A-Za-z0-9_-]{16,}/g },
+  { keywords: ["fc-"], pattern: /fc-[A-Za-z0-9]{20,}/g },
+  { keywords: ["exa_"], pattern: /exa_(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{16,}/g },
+  { keywords: ["syt_"], pattern: /syt_(?=[A-Za-z0-9_]{0,200}\d)[A-Za-z0-9_]{16,}/g },
+  { keywords: ["SG."], pattern: /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
   // JSON Web Tokens.
-  /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  { keywords: ["eyJ"], pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   // Telegram bot tokens.
-  /\d{8,10}:AA[A-Za-z0-9_-]{30,}/g,
+  { keywords: [":AA"], pattern: /\d{8,10}:AA[A-Za-z0-9_-]{30,}/g },
 ];
 
 /** Characters that may continue a token: a match must not start or end inside a longer word. */
@@ -97,7 +107,8 @@ const TOKEN_CHAR = /[A-Za-z0-9_-]/;
 
 function maskKnownTokens(text: string): string {
   let out = text;
-  for (const pattern of TOKEN_PATTERNS) {
+  for (const { keywords, pattern } of TOKEN_SHAPES) {
+    if (!keywords.some((word) => out.includes(word))) continue;
     out = out.replace(pattern, (match: string, offset: number, whole: string) => {
       const before = whole[offset - 1];
       if (before !== undefined && TOKEN_CHAR.test(before)) return match;
@@ -134,44 +145,71 @@ function maskValue(value: string): string {
 }
 
 function maskAssignments(text: string): string {
-  return text
-    .replace(ENV_ASSIGNMENT, (match: string, name: string, _q: string, dq?: string, sq?: string, bare?: string) => {
-      if (!isSecretName(name)) return match;
-      if (dq !== undefined) return `${name}="${maskValue(dq)}"`;
-      if (sq !== undefined) return `${name}='${maskValue(sq)}'`;
-      return `${name}=${maskValue(bare ?? "")}`;
-    })
-    .replace(QUOTED_FIELD, (match: string, kq: string, name: string, sep: string, vq: string, value: string) => {
-      if (!isSecretName(name)) return match;
-      return `${kq}${name}${kq}${sep}${vq}${maskValue(value)}${vq}`;
-    })
-    .replace(YAML_FIELD, (match: string, lead: string, name: string, sep: string, value: string) => {
+  let out = text;
+  if (out.includes("=")) {
+    out = out.replace(
+      ENV_ASSIGNMENT,
+      (match: string, name: string, _q: string, dq?: string, sq?: string, bare?: string) => {
+        if (!isSecretName(name)) return match;
+        if (dq !== undefined) return `${name}="${maskValue(dq)}"`;
+        if (sq !== undefined) return `${name}='${maskValue(sq)}'`;
+        return `${name}=${maskValue(bare ?? "")}`;
+      },
+    );
+  }
+  if (out.includes('"') || out.includes("'")) {
+    out = out.replace(
+      QUOTED_FIELD,
+      (match: string, kq: string, name: string, sep: string, vq: string, value: string) => {
+        if (!isSecretName(name)) return match;
+        return `${kq}${name}${kq}${sep}${vq}${maskValue(value)}${vq}`;
+      },
+    );
+  }
+  if (out.includes(":")) {
+    out = out.replace(YAML_FIELD, (match: string, lead: string, name: string, sep: string, value: string) => {
       if (!isSecretName(name)) return match;
       return `${lead}${name}${sep}${maskValue(value)}`;
-    })
-    .replace(QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {
+    });
+  }
+  if (out.includes("=")) {
+    out = out.replace(QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {
       if (!isSecretName(name) && !/^(?:key|sig|signature)$/i.test(name)) return match;
       return `${lead}${name}=${maskValue(value)}`;
     });
+  }
+  return out;
+}
+
+/** Whether `text` holds a word that can start an Authorization scheme, in any case. */
+function mentionsAuthScheme(text: string): boolean {
+  const lower = text.toLowerCase();
+  return lower.includes("bearer") || lower.includes("basic") || lower.includes("token");
 }
 
 /** Masks secrets in free text. Text without secrets comes back unchanged. */
 export function redactSecrets(text: string): string {
   if (typeof text !== "string" || text === "") return text;
-  let out = text.replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]");
-  out = out.replace(URL_CREDENTIALS, (_m: string, scheme: string, user: string, password: string) =>
-    looksMasked(password) ? `${scheme}${user}:${password}@` : `${scheme}${user}:***@`,
-  );
+  // Each pass runs only when the text holds a literal its pattern needs, so ordinary text
+  // skips compiling patterns it cannot match.
+  let out = text.includes("PRIVATE KEY-----") ? text.replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]") : text;
+  if (out.includes("://")) {
+    out = out.replace(URL_CREDENTIALS, (_m: string, scheme: string, user: string, password: string) =>
+      looksMasked(password) ? `${scheme}${user}:${password}@` : `${scheme}${user}:***@`,
+    );
+  }
   out = maskAssignments(out);
-  out = out.replace(
-    BEARER,
-    (match: string, scheme: string, space: string, token: string, offset: number, whole: string) => {
-      // "Basic" and "Token" are ordinary words; they are schemes only right after an Authorization header.
-      const afterHeader = /authorization\s*[:=]\s*["']?$/i.test(whole.slice(Math.max(0, offset - 40), offset));
-      if (!/^bearer$/i.test(scheme) && !afterHeader) return match;
-      return `${scheme}${space}${maskValue(token)}`;
-    },
-  );
+  if (mentionsAuthScheme(out)) {
+    out = out.replace(
+      BEARER,
+      (match: string, scheme: string, space: string, token: string, offset: number, whole: string) => {
+        // "Basic" and "Token" are ordinary words; they are schemes only right after an Authorization header.
+        const afterHeader = /authorization\s*[:=]\s*["']?$/i.test(whole.slice(Math.max(0, offset - 40), offset));
+        if (!/^bearer$/i.test(scheme) && !afterHeader) return match;
+        return `${scheme}${space}${maskValue(token)}`;
+      },
+    );
+  }
   return maskKnownTokens(out);
 }
 

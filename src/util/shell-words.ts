@@ -7,6 +7,22 @@
 
 /** Strips terminal escapes and NULs, folds compatibility characters and expands `$IFS`. */
 export function normalizeCommand(command: string): string {
+  return hasAnythingToNormalize(command) ? normalizeEverything(command) : command;
+}
+
+/**
+ * Whether `normalizeCommand` could change `command`: every step needs a NUL, an ESC, a `$` or
+ * a character outside ASCII (which NFKC leaves as it is).
+ */
+function hasAnythingToNormalize(command: string): boolean {
+  for (let i = 0; i < command.length; i++) {
+    const code = command.charCodeAt(i);
+    if (code === 0x00 || code === 0x1b || code === 0x24 || code > 0x7e) return true;
+  }
+  return false;
+}
+
+function normalizeEverything(command: string): string {
   return (
     command
       // CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks), other ESC pairs.
@@ -95,7 +111,9 @@ export function parseCommandLine(source: string): SimpleCommand[] {
 
   while (i < source.length) {
     const ch = source[i]!;
-    if (ch === " " || ch === "\t" || ch === "\r") {
+    // Any blank a word ends at (a vertical tab, a Unicode space) is skipped here too, or the
+    // same empty word would be read again forever.
+    if (ch === " " || ch === "\t" || ch === "\r" || (ch !== "\n" && /\s/.test(ch))) {
       i++;
       continue;
     }

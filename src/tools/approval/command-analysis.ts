@@ -241,6 +241,7 @@ export function pipesInto(
 
 /** A fork bomb: a function that pipes itself into itself in the background (`:(){ :|:& };:`). */
 export function isForkBomb(lowerText: string): boolean {
+  if (!lowerText.includes("{") || !lowerText.includes("|")) return false;
   return /(?:^|[^\w:.])([\w:.]{1,40})\(\)\{\1\|\1&\}/.test(lowerText.replace(/\s+/g, ""));
 }
 

@@ -40,9 +40,29 @@ function forAny(key: string, description: string, test: (inv: Invocation, analys
   return (analysis) => (analysis.invocations.some((inv) => test(inv, analysis)) ? { key, description } : null);
 }
 
-/** A rule with a fixed key that holds when the normalised or rebuilt text matches. */
-function textMatches(key: string, description: string, pattern: RegExp): Rule {
-  return (analysis) => (pattern.test(analysis.lower) || pattern.test(analysis.flat) ? { key, description } : null);
+/**
+ * A rule with a fixed key that holds when an invocation of one of `programs` passes `test`
+ * (or, without `test`, when one of them runs at all). Commands that run none of the programs
+ * never call `test`, so ordinary commands skip compiling it and its patterns.
+ */
+function forProgram(
+  key: string,
+  description: string,
+  programs: readonly string[],
+  test: (inv: Invocation) => boolean = () => true,
+): Rule {
+  return (analysis) =>
+    analysis.invocations.some((inv) => programs.includes(inv.name) && test(inv)) ? { key, description } : null;
+}
+
+/**
+ * A rule with a fixed key that holds when the normalised or rebuilt text matches. `keywords`
+ * are literal pieces of the pattern of which any match holds one: a text without any of them
+ * is not tested, which keeps the pattern from being compiled for ordinary commands.
+ */
+function textMatches(key: string, description: string, keywords: readonly string[], pattern: RegExp): Rule {
+  const matches = (text: string) => keywords.some((word) => text.includes(word)) && pattern.test(text);
+  return (analysis) => (matches(analysis.lower) || matches(analysis.flat) ? { key, description } : null);
 }
 
 const values = (words: Word[]) => words.map((w) => w.value);
@@ -127,6 +147,11 @@ function isPowerShellEncoded(inv: Invocation): boolean {
     const option = v.replace(/^[-/]+/, "").toLowerCase();
     return option === "ec" || (option.length > 0 && "encodedcommand".startsWith(option));
   });
+}
+
+/** `eval "$(curl ...)"` and the like. */
+function evalsDownload(lower: string): boolean {
+  return lower.includes("eval") && /\beval\b[^\n]{0,40}(?:\$\(|`)\s*(?:curl|wget|fetch)\b/.test(lower);
 }
 
 function downloadPipedToShell(analysis: CommandAnalysis): boolean {
@@ -227,18 +252,18 @@ const RULES: Rule[] = [
     return null;
   },
   forAny("sudo_password_stdin", "sudo reading a password from stdin or an askpass helper", sudoReadsPassword),
-  forAny("powershell_encoded", "PowerShell encoded command execution", isPowerShellEncoded),
+  forProgram("powershell_encoded", "PowerShell encoded command execution", ["powershell", "pwsh"], isPowerShellEncoded),
   (a) =>
-    downloadPipedToShell(a) || /\beval\b[^\n]{0,40}(?:\$\(|`)\s*(?:curl|wget|fetch)\b/.test(a.lower)
+    downloadPipedToShell(a) || evalsDownload(a.lower)
       ? { key: "download_pipe_shell", description: "run downloaded content in a shell or interpreter" }
       : null,
   textMatches(
     "download_process_substitution",
     "run a downloaded script via process substitution",
+    ["curl", "wget", "fetch"],
     /(?:^|[\s;&|(`])(?:bash|sh|zsh|ksh|dash|fish|source|\.|python[\d.]*|perl|ruby|node)\s+(?:-\S+\s+)*<\s*(?:<\s*)?\(\s*(?:sudo\s+)?(?:curl|wget|fetch)\b/,
   ),
-  forAny("find_exec_rm", "find -exec rm", (inv) => {
-    if (inv.name !== "find") return false;
+  forProgram("find_exec_rm", "find -exec rm", ["find"], (inv) => {
     const args = values(inv.args);
     return args.some(
       (a, i) =>
@@ -246,80 +271,84 @@ const RULES: Rule[] = [
         /^(?:rm|shred|unlink|rmdir)$/.test((args[i + 1] ?? "").split("/").pop()!),
     );
   }),
-  forAny("find_delete", "find -delete", (inv) => inv.name === "find" && values(inv.args).includes("-delete")),
-  forAny(
-    "xargs_rm",
-    "xargs with rm",
-    (inv) => inv.wrappers.includes("xargs") && /^(?:rm|shred|unlink)$/.test(inv.name),
+  forProgram("find_delete", "find -delete", ["find"], (inv) => values(inv.args).includes("-delete")),
+  forProgram("xargs_rm", "xargs with rm", ["rm", "shred", "unlink"], (inv) => inv.wrappers.includes("xargs")),
+  forProgram("recursive_delete", "recursive delete", ["rm"], (inv) => isRecursiveRm(inv.args)),
+  forProgram(
+    "windows_recursive_delete",
+    "recursive delete (del/rmdir /s or Remove-Item -Recurse)",
+    ["remove-item", "ri", "rmdir", "rd", "del", "erase"],
+    (inv) => {
+      const args = values(inv.args).map((v) => v.toLowerCase());
+      if (["rmdir", "rd", "del", "erase"].includes(inv.name) && args.includes("/s")) return true;
+      return isRecursiveRm(inv.args);
+    },
   ),
-  forAny("recursive_delete", "recursive delete", (inv) => inv.name === "rm" && isRecursiveRm(inv.args)),
-  forAny("windows_recursive_delete", "recursive delete (del/rmdir /s or Remove-Item -Recurse)", (inv) => {
-    const args = values(inv.args).map((v) => v.toLowerCase());
-    if (["rmdir", "rd", "del", "erase"].includes(inv.name) && args.includes("/s")) return true;
-    return ["remove-item", "ri", "rmdir", "rd", "del", "erase"].includes(inv.name) && isRecursiveRm(inv.args);
-  }),
-  forAny("delete_system_path", "delete in the filesystem root or a system directory", (inv) => {
-    if (inv.name !== "rm") return false;
+  forProgram("delete_system_path", "delete in the filesystem root or a system directory", ["rm"], (inv) => {
     return operands(inv.args).some((w) => SYSTEM_DIR.test(w.value.replace(/\/{2,}/g, "/")));
   }),
-  textMatches("sql_drop", "SQL DROP", /\bdrop\s+(?:table|database|schema|view|index|user|role)\b/),
-  textMatches("sql_delete_no_where", "SQL DELETE without WHERE", /\bdelete\s+from\s+[\w."`[\]]+(?![^;]*\bwhere\b)/),
-  textMatches("sql_truncate", "SQL TRUNCATE", /\btruncate\s+table\b/),
-  forAny("git_reset_hard", "git reset --hard (discards uncommitted changes)", (inv) =>
+  textMatches("sql_drop", "SQL DROP", ["drop"], /\bdrop\s+(?:table|database|schema|view|index|user|role)\b/),
+  textMatches(
+    "sql_delete_no_where",
+    "SQL DELETE without WHERE",
+    ["delete"],
+    /\bdelete\s+from\s+[\w."`[\]]+(?![^;]*\bwhere\b)/,
+  ),
+  textMatches("sql_truncate", "SQL TRUNCATE", ["truncate"], /\btruncate\s+table\b/),
+  forProgram("git_reset_hard", "git reset --hard (discards uncommitted changes)", ["git"], (inv) =>
     destructiveGit("git_reset_hard", inv),
   ),
-  forAny("git_force_push", "git push --force (rewrites remote history)", (inv) =>
+  forProgram("git_force_push", "git push --force (rewrites remote history)", ["git"], (inv) =>
     destructiveGit("git_force_push", inv),
   ),
-  forAny("git_clean_force", "git clean -f (deletes untracked files)", (inv) => destructiveGit("git_clean_force", inv)),
-  forAny("git_branch_delete", "git branch -d/-D (deletes a branch)", (inv) => destructiveGit("git_branch_delete", inv)),
-  forAny("killall_signal", "killall with a kill signal or name pattern", (inv) => {
-    return inv.name === "killall" && values(inv.args).some((a) => KILLALL_SIGNAL.test(a));
-  }),
-  forAny("pkill_force", "force-kill processes by name", (inv) => {
-    return inv.name === "pkill" && values(inv.args).some((a) => /^-(?:9|kill|sigkill|s|-signal.*)$/i.test(a));
-  }),
-  forAny("kill_all_processes", "kill every process", (inv) => inv.name === "kill" && values(inv.args).includes("-1")),
+  forProgram("git_clean_force", "git clean -f (deletes untracked files)", ["git"], (inv) =>
+    destructiveGit("git_clean_force", inv),
+  ),
+  forProgram("git_branch_delete", "git branch -d/-D (deletes a branch)", ["git"], (inv) =>
+    destructiveGit("git_branch_delete", inv),
+  ),
+  forProgram("killall_signal", "killall with a kill signal or name pattern", ["killall"], (inv) =>
+    values(inv.args).some((a) => KILLALL_SIGNAL.test(a)),
+  ),
+  forProgram("pkill_force", "force-kill processes by name", ["pkill"], (inv) =>
+    values(inv.args).some((a) => /^-(?:9|kill|sigkill|s|-signal.*)$/i.test(a)),
+  ),
+  forProgram("kill_all_processes", "kill every process", ["kill"], (inv) => values(inv.args).includes("-1")),
   (a) => (chmodThenRun(a) ? { key: "chmod_exec", description: "make a file executable and run it" } : null),
-  forAny("world_writable", "world-writable permissions", (inv) => {
-    if (inv.name !== "chmod") return false;
+  forProgram("world_writable", "world-writable permissions", ["chmod"], (inv) => {
     return values(inv.args).some(
       (v) => /^0?[0-7]?[0-7][0-7][2367]$/.test(v) || /^[ugo]*[ao][ugo]*[+=][rwxXst]*w/.test(v),
     );
   }),
-  forAny("chown_root_recursive", "recursive chown to root", (inv) => {
-    if (inv.name !== "chown") return false;
+  forProgram("chown_root_recursive", "recursive chown to root", ["chown"], (inv) => {
     const args = values(inv.args);
     return args.some((v) => /^-[a-zA-Z]*R/.test(v) || v === "--recursive") && args.some((v) => /^root(?::|$)/.test(v));
   }),
-  forAny("service_stop_restart", "stop/restart/disable a system service", (inv) => {
+  forProgram("service_stop_restart", "stop/restart/disable a system service", ["systemctl", "service"], (inv) => {
     const ops = values(operands(inv.args)).map((v) => v.toLowerCase());
     const stopping = /^(?:stop|restart|kill|disable|mask|try-restart|reload-or-restart|isolate)$/;
     if (inv.name === "systemctl") return stopping.test(ops[0] ?? "");
     return inv.name === "service" && stopping.test(ops[1] ?? "");
   }),
-  forAny("launchd_stop_restart", "stop/restart/unload a launchd service", (inv) => {
-    if (inv.name !== "launchctl") return false;
+  forProgram("launchd_stop_restart", "stop/restart/unload a launchd service", ["launchctl"], (inv) => {
     const [sub, ...rest] = values(inv.args).map((v) => v.toLowerCase());
     return (
       /^(?:unload|bootout|stop|kill|remove|disable)$/.test(sub ?? "") || (sub === "kickstart" && rest.includes("-k"))
     );
   }),
-  forAny("system_power", "shut down or reboot the machine", (inv) => {
-    if (/^(?:shutdown|reboot|halt|poweroff)$/.test(inv.name)) return true;
-    return (inv.name === "init" || inv.name === "telinit") && /^[06]$/.test(inv.args[0]?.value ?? "");
-  }),
+  forProgram(
+    "system_power",
+    "shut down or reboot the machine",
+    ["shutdown", "reboot", "halt", "poweroff", "init", "telinit"],
+    (inv) => (inv.name !== "init" && inv.name !== "telinit") || /^[06]$/.test(inv.args[0]?.value ?? ""),
+  ),
   forAny("reverse_shell", "reverse shell or raw network redirection", (inv) => {
     if (/^(?:nc|ncat|netcat)$/.test(inv.name) && values(inv.args).some((v) => /^-[a-zA-Z]*[ec]$/.test(v))) return true;
     return inv.redirects.some((r) => /^\/dev\/(?:tcp|udp)\//.test(r.target.value));
   }),
-  forAny(
-    "disk_copy",
-    "raw disk copy (dd)",
-    (inv) => inv.name === "dd" && values(inv.args).some((a) => /^(?:if|of)=/.test(a)),
-  ),
+  forProgram("disk_copy", "raw disk copy (dd)", ["dd"], (inv) => values(inv.args).some((a) => /^(?:if|of)=/.test(a))),
   forAny("interpreter_heredoc", "run a script fed through a heredoc", (inv) => {
-    return runsCode(inv.name) && inv.redirects.some((r) => r.op.startsWith("<<"));
+    return inv.redirects.some((r) => r.op.startsWith("<<")) && runsCode(inv.name);
   }),
   (a) =>
     pipesInto(

@@ -2,7 +2,9 @@
  * SKILL.md parsing and validation: a YAML frontmatter block between `---` lines, then a
  * Markdown body with the instructions.
  */
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import { readSimpleYaml } from "../../util/simple-yaml.js";
 
 export const SKILL_FILE = "SKILL.md";
 /** Skill and category names: lowercase, digits and hyphens, starting with a letter or digit. */
@@ -49,6 +51,17 @@ export interface ParsedSkill {
 }
 
 type Fields = Record<string, unknown>;
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Front matter as the `yaml` package parses it. Most front matter is flat `key: value` text
+ * that the simple reader gives the same result for, so the full parser (a large module) is
+ * only loaded, synchronously through `require`, for front matter the reader declines.
+ */
+function parseFrontmatterYaml(text: string): unknown {
+  return readSimpleYaml(text) ?? (require("yaml") as typeof Yaml).parse(text);
+}
 
 function isMapping(value: unknown): value is Fields {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -140,7 +153,7 @@ export function parseSkillMarkdown(text: string): ParsedSkill {
   if (typeof split === "string") return { body: text, errors: [split], warnings: [] };
   let fields: unknown;
   try {
-    fields = parseYaml(split.yaml);
+    fields = parseFrontmatterYaml(split.yaml);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return { body: split.body, errors: [`the frontmatter is not valid YAML: ${reason}`], warnings: [] };

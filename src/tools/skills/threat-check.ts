@@ -8,6 +8,7 @@ import { scanForThreats } from "../../util/threats.js";
 const SKILL_ONLY = [
   {
     id: "remote_pipe_shell",
+    keywords: ["curl", "wget", "iwr", "invoke-webrequest"],
     pattern:
       /\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python3?|perl|ruby|node|iex)\b/,
   },
@@ -17,8 +18,8 @@ const SKILL_ONLY = [
 export function scanSkillText(text: string): string[] {
   const found = scanForThreats(text, "strict");
   const folded = text.normalize("NFKC").toLowerCase();
-  for (const { id, pattern } of SKILL_ONLY) {
-    if (pattern.test(folded)) found.push(id);
+  for (const { id, keywords, pattern } of SKILL_ONLY) {
+    if (keywords.some((word) => folded.includes(word)) && pattern.test(folded)) found.push(id);
   }
   return found;
 }

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { redactSecrets, TOKEN_SHAPES } from "../../src/util/redact.js";
+
+const TAIL = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0";
+
+/** One token per shape, in table order. */
+const EXAMPLES = [
+  `sk-proj-${TAIL}`,
+  `sk_live_${TAIL}`,
+  `ghs_${TAIL}`,
+  `github_pat_${TAIL}`,
+  `glpat-${TAIL}`,
+  `xoxb-${TAIL}`,
+  `xapp-${TAIL}`,
+  "ASIAIOSFODNN7EXAMPLE",
+  `AIza${TAIL}`,
+  `hf_${TAIL}`,
+  `r8_${TAIL}`,
+  `npm_${TAIL}`,
+  `pypi-${TAIL}`,
+  `dop_v1_${TAIL}`,
+  `gsk_${TAIL}`,
+  `pplx-${TAIL}`,
+  `fal_${TAIL}`,
+  `ntn_${TAIL}`,
+  `tvly-${TAIL}`,
+  `fc-${TAIL}`,
+  `exa_${TAIL}`,
+  `syt_${TAIL}`,
+  `SG.${TAIL}.${TAIL}`,
+  `eyJ${TAIL}.eyJ${TAIL}.${TAIL}`,
+  `123456789:AA${TAIL}`,
+];
+
+function matches(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  const found = pattern.test(text);
+  pattern.lastIndex = 0;
+  return found;
+}
+
+test("every token-shape keyword is a literal piece of its pattern", () => {
+  for (const { keywords, pattern } of TOKEN_SHAPES) {
+    const literal = pattern.source.replace(/\\([^a-zA-Z0-9])/g, "$1");
+    assert.ok(keywords.length > 0, pattern.source);
+    for (const word of keywords) assert.ok(literal.includes(word), `"${word}" is not in ${pattern.source}`);
+  }
+});
+
+test("every token shape has an example that it matches and that holds one of its keywords", () => {
+  assert.equal(EXAMPLES.length, TOKEN_SHAPES.length);
+  TOKEN_SHAPES.forEach(({ keywords, pattern }, i) => {
+    const example = EXAMPLES[i]!;
+    assert.ok(matches(pattern, example), `${pattern.source} misses ${example}`);
+    assert.ok(
+      keywords.some((word) => example.includes(word)),
+      `${example} has none of ${keywords}`,
+    );
+    assert.ok(!redactSecrets(`token ${example} here`).includes(TAIL.slice(6, 30)), example);
+  });
+});
+
+test("no token shape matches text that lacks all of its keywords", () => {
+  const fixture = JSON.parse(
+    readFileSync(new URL("../fixtures/hermes-cases/redaction.json", import.meta.url), "utf8"),
+  ) as { cases: Array<{ input: { args: [string] } }> };
+  const corpus = [
+    ...EXAMPLES,
+    ...fixture.cases.map((c) => c.input.args[0]),
+    readFileSync(import.meta.filename, "utf8"),
+  ];
+  for (const text of corpus) {
+    for (const { keywords, pattern } of TOKEN_SHAPES) {
+      if (matches(pattern, text))
+        assert.ok(
+          keywords.some((word) => text.includes(word)),
+          `${pattern.source}: ${text}`,
+        );
+    }
+  }
+});
+
+test("passes skipped for lack of a literal still run, in any letter case, when it is there", () => {
+  assert.equal(redactSecrets("AUTHORIZATION: BEARER abc123def456ghi789jkl"), "AUTHORIZATION: BEARER abc123...9jkl");
+  assert.equal(redactSecrets("authorization: token abc123def456ghi789jkl"), "authorization: token abc123...9jkl");
+  assert.equal(redactSecrets("HTTPS://u:pw12345@host/x"), "HTTPS://u:***@host/x");
+  assert.equal(redactSecrets("{'password': 'hunter2hunter2'}"), "{'password': '***'}");
+  assert.equal(redactSecrets("  api_token: 9f8e7d6c5b4a3f2e1d0c"), "  api_token: 9f8e7d...1d0c");
+  assert.equal(redactSecrets("GET /x?sig=abcdef0123456789abcd"), "GET /x?sig=abcdef...abcd");
+  assert.equal(redactSecrets('{"output":"hello-bench\\n","exit_code":0}'), '{"output":"hello-bench\\n","exit_code":0}');
+});
