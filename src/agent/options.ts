@@ -153,6 +153,14 @@ export async function resolveToolNames(options: AgentOptions): Promise<string[]>
     const enabled = options.enabledToolsets ?? [`hermes-${(options.platform ?? "cli").replace(/_/g, "-")}`];
     const disabled = new Set(resolveToolsets(options.disabledToolsets ?? []));
     names = resolveToolsets(enabled).filter((name) => !disabled.has(name));
+    // A tool registered under a toolset name the toolset table does not know (a library
+    // user's own tools) is enabled by naming that toolset.
+    const enabledSets = new Set(enabled);
+    const disabledSets = new Set(options.disabledToolsets ?? []);
+    for (const spec of registry.all()) {
+      const wanted = enabledSets.has(spec.toolset) && !disabledSets.has(spec.toolset);
+      if (wanted && !disabled.has(spec.name) && !names.includes(spec.name)) names.push(spec.name);
+    }
   }
   const available: string[] = [];
   for (const name of names) {
