@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRoot } from "../../util/package-root.js";
 import { userSkillsDir } from "./discovery.js";
 import { SKILL_FILE } from "./frontmatter.js";
 import { locateUserSkill } from "./manage.js";
@@ -28,9 +28,9 @@ interface Manifest {
   files: Record<string, string>;
 }
 
-/** The package's `skills/` folder (three levels above this file in both src/ and dist/). */
+/** The package's `skills/` folder, found from the package root wherever this module runs from. */
 export function bundledSkillsDir(): string {
-  return fileURLToPath(new URL("../../../skills/", import.meta.url));
+  return join(packageRoot(import.meta.url), "skills");
 }
 
 function subdirs(dir: string): string[] {
