@@ -4,7 +4,6 @@
  * first prompt beyond its own connect timeout.
  */
 
-import { setConfigValue } from "../state/config.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { type ApprovalPolicy, approvalPolicyFromConfig } from "../tools/approval/policy.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
@@ -23,10 +22,12 @@ export interface SessionTools {
   mcpToolsets: string[];
 }
 
-function persistAllowlist(home: string, config: HermesConfig, pattern: string): void {
+async function persistAllowlist(home: string, config: HermesConfig, pattern: string): Promise<void> {
   const current = config.approvals.command_allowlist;
   if (current.includes(pattern)) return;
   current.push(pattern);
+  // The YAML editor loads only when someone answers "always".
+  const { setConfigValue } = await import("../state/config.js");
   setConfigValue(home, "approvals.command_allowlist", JSON.stringify(current));
 }
 

@@ -16,7 +16,7 @@ import type { CredentialPool } from "../llm/credential-pool.js";
 import { PROVIDERS, resolveProvider } from "../llm/providers.js";
 import type { ApiMode } from "../llm/types.js";
 import { AuthStoreError } from "../state/auth-store.js";
-import { loadConfig } from "../state/config.js";
+import { loadConfigAsync } from "../state/config-load.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { loadDotEnv } from "../state/dotenv.js";
 import { MemoryStore } from "../state/memory-store.js";
@@ -130,7 +130,7 @@ async function sessionToResume(store: SessionStore, flags: ChatFlags): Promise<s
 export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): Promise<Runtime> {
   const home = hermesHome();
   loadDotEnv(home);
-  const { config, warnings } = loadConfig({ home });
+  const { config, warnings } = await loadConfigAsync({ home });
   if (!options.quiet) for (const warning of warnings) process.stderr.write(`hermes: ${warning}\n`);
 
   let baseUrl = flags.baseUrl ?? (config.model.base_url || undefined);
@@ -262,7 +262,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     approvals,
     ...(baseUrl ? { baseUrl } : {}),
     reloadMcp: async () => {
-      const servers = loadConfig({ home }).config.mcp_servers;
+      const servers = (await loadConfigAsync({ home })).config.mcp_servers;
       if (!tools.mcp) {
         if (Object.keys(servers).length === 0) return ["No MCP servers are configured (see hermes mcp add)."];
         const { McpManager } = await import("../tools/mcp/manager.js");

@@ -1,89 +1,33 @@
 /**
- * Loading, validating and editing config.yaml. Values are deep-merged over the defaults by
- * the schema itself; bad values raise a ConfigError naming the key path and what it accepts;
- * unknown keys come back as warnings. Edits go through the YAML Document API so comments
- * survive, and every write is atomic.
+ * Loading and editing config.yaml with the full YAML parser. Edits go through the YAML
+ * Document API so comments survive, and every write is atomic. Validation and the quick
+ * loader that start-up uses live in ./config-load.ts, which does not load the parser.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isMap, isScalar, isSeq, parseDocument, type Document as YamlDocument } from "yaml";
 import type { AnySchema } from "../util/schema/index.js";
 import { atomicWriteFile } from "./atomic-write.js";
-import { configSchema, type HermesConfig } from "./config-schema.js";
-import { closestName, dropNulls, findUnknownKeys, schemaAt, schemaKind } from "./config-walk.js";
+import {
+  ConfigError,
+  FILE_LABEL,
+  type LoadedConfig,
+  readSimpleConfig,
+  validateConfig,
+  valueAt,
+} from "./config-load.js";
+import { configSchema } from "./config-schema.js";
+import { schemaAt, schemaKind } from "./config-walk.js";
 import { isEnvVarName, readDotEnv, setEnvValue, unsetEnvValue } from "./dotenv.js";
 import { hermesHome, hermesPaths } from "./paths.js";
 
-export interface ConfigIssue {
-  /** Dotted key path, e.g. `compression.threshold` or `fallback_providers[0].model`. */
-  path: string;
-  message: string;
-}
-
-export class ConfigError extends Error {
-  readonly exitCode = 1;
-  constructor(
-    message: string,
-    readonly file: string,
-    readonly issues: ConfigIssue[] = [],
-  ) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
-
-export interface LoadedConfig {
-  config: HermesConfig;
-  warnings: string[];
-  path: string;
-}
-
-const FILE_LABEL = "config.yaml";
-
-export function formatKeyPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let current = root;
-  for (const key of path) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const json = JSON.stringify(value);
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
-/** Validate a parsed config.yaml value. Throws ConfigError; unknown keys become warnings. */
-export function validateConfig(raw: unknown, file = FILE_LABEL): { config: HermesConfig; warnings: string[] } {
-  const input = dropNulls(raw ?? {});
-  const result = configSchema.safeParse(input);
-  if (!result.success) {
-    const issues = result.error.issues.map((issue) => {
-      const path = formatKeyPath(issue.path);
-      const got = describeValue(valueAt(input, issue.path));
-      const subject = path || "the file";
-      return { path, message: `${subject} must be ${issue.message} (got ${got})` };
-    });
-    throw new ConfigError(issues.map((i) => `${FILE_LABEL}: ${i.message}`).join("\n"), file, issues);
-  }
-  const warnings = findUnknownKeys(configSchema, input).map(({ path, known }) => {
-    const last = path.split(".").at(-1) ?? path;
-    const guess = closestName(last, known);
-    const hint = guess ? ` (did you mean "${guess}"?)` : "";
-    return `${FILE_LABEL}: unknown key "${path}" is ignored${hint}`;
-  });
-  return { config: result.data, warnings };
-}
+export {
+  ConfigError,
+  type ConfigIssue,
+  formatKeyPath,
+  type LoadedConfig,
+  loadConfigAsync,
+  validateConfig,
+} from "./config-load.js";
 
 function readDocument(path: string): YamlDocument {
   const text = existsSync(path) ? readFileSync(path, "utf8") : "";
@@ -101,11 +45,11 @@ function readDocument(path: string): YamlDocument {
   return doc;
 }
 
+/** Load config.yaml; the full YAML parser runs only when the file goes beyond the simple subset. */
 export function loadConfig(options: { home?: string } = {}): LoadedConfig {
   const path = hermesPaths(options.home ?? hermesHome()).config;
-  const doc = readDocument(path);
-  const { config, warnings } = validateConfig(doc.toJS(), path);
-  return { config, warnings, path };
+  const raw = readSimpleConfig(path) ?? readDocument(path).toJS();
+  return { ...validateConfig(raw, path), path };
 }
 
 function splitKeyPath(keyPath: string): string[] {

@@ -4,16 +4,20 @@
  *
  * - `key: value` mappings, nested by indenting with spaces;
  * - string values: plain, 'single-quoted' and "double-quoted" without escapes, on one line;
- * - one-line flow sequences of such strings (`[a, "b c"]`) and block sequences (`- a` lines);
- * - blank lines and whole-line `#` comments.
+ * - in block context, also `null`/`~`, `true`/`false` (in the three spellings YAML allows),
+ *   and decimal numbers such as `3`, `-2` or `0.5`;
+ * - one-line flow sequences of strings (`[a, "b c"]`) and block sequences (`- a` lines);
+ * - blank lines, whole-line `#` comments, and a `# comment` after a block value.
  *
- * For that subset the result equals what the `yaml` package's `parse` returns (YAML 1.2, core
- * schema). Anything else (numbers, booleans and nulls other than an empty value, anchors, tags,
- * block scalars, values spread over lines, escapes, comments after a value, tabs, CR line
- * ends, repeated keys) makes it return undefined, so the caller can use the full parser.
+ * That covers front matter and the config.yaml files the agent itself writes. For that subset
+ * the result equals what the `yaml` package's `parse` returns (YAML 1.2, core schema). Anything
+ * else (other numbers such as `1e3`, `+1`, `0x1F` or `.inf`, anchors, tags, block scalars,
+ * values spread over lines, escapes, tabs, CR line ends, repeated keys) makes it return
+ * undefined, so the caller can use the full parser.
  */
 
-export type SimpleYamlValue = string | string[] | null | SimpleYamlMapping;
+export type SimpleYamlScalar = string | number | boolean | null;
+export type SimpleYamlValue = SimpleYamlScalar | SimpleYamlScalar[] | SimpleYamlMapping;
 export interface SimpleYamlMapping {
   [key: string]: SimpleYamlValue;
 }
@@ -102,8 +106,8 @@ function readMapping(lines: string[], start: number, indent: number): Read<Simpl
   return { value: mapping, next: i };
 }
 
-function readBlockSequence(lines: string[], start: number, indent: number): Read<string[]> | undefined {
-  const items: string[] = [];
+function readBlockSequence(lines: string[], start: number, indent: number): Read<SimpleYamlScalar[]> | undefined {
+  const items: SimpleYamlScalar[] = [];
   let i = start;
   while (i < lines.length) {
     const line = lines[i]!;
@@ -119,13 +123,40 @@ function readBlockSequence(lines: string[], start: number, indent: number): Read
   return { value: items, next: i };
 }
 
-/** A whole one-line value: a quoted string with nothing after it, or a plain string. */
-function readScalar(text: string): string | undefined {
+/**
+ * A whole one-line block value, optionally followed by ` # comment`: a quoted string, null, a
+ * boolean, a decimal number, or a plain string.
+ */
+function readScalar(text: string): SimpleYamlScalar | undefined {
   if (text.startsWith('"') || text.startsWith("'")) {
     const quoted = readQuoted(text, 0);
-    return quoted && quoted.end === text.length ? quoted.value : undefined;
+    if (!quoted || !/^(?: +#.*)?$/.test(text.slice(quoted.end))) return undefined;
+    return quoted.value;
   }
-  return isPlainString(text, false) ? text : undefined;
+  const comment = text.indexOf(" #");
+  const body = comment < 0 ? text : text.slice(0, comment).replace(/ +$/, "");
+  const typed = typedScalar(body);
+  if (typed !== PLAIN) return typed;
+  return isPlainString(body, false) ? body : undefined;
+}
+
+const PLAIN = Symbol("plain string");
+const NULLS = new Set(["~", "null", "Null", "NULL"]);
+const TRUES = new Set(["true", "True", "TRUE"]);
+const FALSES = new Set(["false", "False", "FALSE"]);
+/** Decimal integers and fractions without a sign other than `-`, leading zeros or an exponent. */
+const DECIMAL = /^-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?$/;
+
+/** The null, boolean or number a plain value stands for; PLAIN for a string; undefined when unsure. */
+function typedScalar(body: string): SimpleYamlScalar | typeof PLAIN | undefined {
+  if (NULLS.has(body)) return null;
+  if (TRUES.has(body)) return true;
+  if (FALSES.has(body)) return false;
+  if (DECIMAL.test(body)) {
+    const value = Number(body);
+    return Object.is(value, -0) ? undefined : value;
+  }
+  return NOT_A_STRING.test(body) ? undefined : PLAIN;
 }
 
 /** A quoted string starting at `at`, and the index just past its closing quote. */

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { bundleContents, filesLoadedBy, modulesBehind } from "../helpers/bundle-trace.js";
 
 const HEAVY = [
   /better-sqlite3/,
@@ -21,54 +21,8 @@ const HEAVY = [
 
 const ENTRY_URL = pathToFileURL(resolve("dist/cli/main.js")).href;
 
-interface Metafile {
-  outputs: Record<string, { inputs: Record<string, unknown> }>;
-}
-
-/** Output file URL → URLs of the modules bundled into it, from the metafile the build writes. */
-function bundleContents(): Map<string, string[]> {
-  const meta = JSON.parse(readFileSync("dist/cli/bundle-meta.json", "utf8")) as Metafile;
-  const contents = new Map<string, string[]>();
-  for (const [output, { inputs }] of Object.entries(meta.outputs)) {
-    const modules = Object.keys(inputs).map((input) => pathToFileURL(resolve(input)).href);
-    contents.set(pathToFileURL(resolve(output)).href, modules);
-  }
-  return contents;
-}
-
-/** Every file: URL the process resolved while running `hermes <args>`. */
-function filesLoadedBy(args: string[]): string[] {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-trace-"));
-  const traceFile = join(dir, "trace.txt");
-  try {
-    execFileSync(process.execPath, ["--import", "./test/helpers/import-trace.mjs", "dist/cli/main.js", ...args], {
-      env: { ...process.env, IMPORT_TRACE_FILE: traceFile, HERMES_HOME: dir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const urls = readFileSync(traceFile, "utf8").split("\n").filter(Boolean);
-    return [...new Set(urls.filter((url) => url.startsWith("file:")))];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * The source modules and packages behind the loaded files: a bundle file stands for the modules
- * the metafile lists for it. A file of dist/cli/ the metafile does not know means a stale build.
- */
-function modulesBehind(files: string[]): string[] {
-  const contents = bundleContents();
-  const cliDir = pathToFileURL(resolve("dist/cli")).href;
-  return files.flatMap((url) => {
-    const modules = contents.get(url);
-    if (modules) return modules;
-    assert.ok(!url.startsWith(`${cliDir}/`), `${url} is not an output of the last bundle`);
-    return [url];
-  });
-}
-
-test("hermes --version loads only the bundled entry file", () => {
-  assert.deepEqual(filesLoadedBy(["--version"]), [ENTRY_URL]);
+test("hermes --version loads only the bundled entry file", async () => {
+  assert.deepEqual(await filesLoadedBy(["--version"]), [ENTRY_URL]);
 });
 
 test("the entry file holds only main.js and base helpers, and reaches the commands by a dynamic import", () => {
@@ -81,16 +35,16 @@ test("the entry file holds only main.js and base helpers, and reaches the comman
 });
 
 for (const args of [["--version"], ["--help"]]) {
-  test(`hermes ${args.join(" ")} loads no SDK, SQLite, TUI, store or transport module`, () => {
-    const loaded = modulesBehind(filesLoadedBy(args));
+  test(`hermes ${args.join(" ")} loads no SDK, SQLite, TUI, store or transport module`, async () => {
+    const loaded = modulesBehind(await filesLoadedBy(args));
     assert.ok(loaded.includes(ENTRY_URL), "the trace saw the entry module");
     const heavy = loaded.filter((url) => HEAVY.some((re) => re.test(url)));
     assert.deepEqual(heavy, []);
   });
 }
 
-test("hermes --help runs the bundled command tree with commander inlined, not tsc's modules", () => {
-  const files = filesLoadedBy(["--help"]);
+test("hermes --help runs the bundled command tree with commander inlined, not tsc's modules", async () => {
+  const files = await filesLoadedBy(["--help"]);
   assert.ok(files.includes(pathToFileURL(resolve("dist/cli/chunks/program.js")).href));
   const outsideBundle = files.filter((url) => !url.startsWith(pathToFileURL(resolve("dist/cli")).href));
   assert.deepEqual(outsideBundle, []);

@@ -1,6 +1,9 @@
 // Preloaded with `node --import`: records the URL of every module the process resolves
-// into the file named by IMPORT_TRACE_FILE, one per line.
-import { register } from "node:module";
+// into the file named by IMPORT_TRACE_FILE, one per line, and at exit the CommonJS modules
+// loaded with require() (which the resolve hook does not see), as file: URLs.
+import { appendFileSync } from "node:fs";
+import { createRequire, register } from "node:module";
+import { pathToFileURL } from "node:url";
 
 const hooks = `
 import { appendFileSync } from "node:fs";
@@ -11,3 +14,11 @@ export async function resolve(specifier, context, next) {
   return result;
 }`;
 register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+
+const out = process.env.IMPORT_TRACE_FILE;
+const require = createRequire(import.meta.url);
+process.on("exit", () => {
+  if (!out) return;
+  const required = Object.keys(require.cache).filter((id) => id.startsWith("/"));
+  if (required.length > 0) appendFileSync(out, `${required.map((id) => pathToFileURL(id).href).join("\n")}\n`);
+});

@@ -16,13 +16,14 @@ const SIMPLE = [
   'name: dq\ndescription: "Single \' quote and a colon: fine"\nlicense: MIT',
   "name: lists\ndescription: d\nplatforms: [linux, macos]\nrequired_environment_variables:\n  - GITHUB_TOKEN\n  - 'NPM_TOKEN'",
   "name: meta\ndescription: d\nmetadata:\n  hermes:\n    tags: [git, 'a, b']\n    category: dev\n    related_skills:\n    - other",
+  "name: number\ndescription: d\nversion: 1.0",
+  "name: comment\ndescription: Text # and a comment",
 ];
 const FULL = [
   'name: escapes\ndescription: "Say \\"hi\\" to C:\\\\temp\\tnow"',
-  "name: number\ndescription: d\nversion: 1.0",
+  "name: exponent\ndescription: d\nversion: 1e3",
   "name: folded\ndescription: >\n  Two lines\n  folded into one.",
   "name: spread\ndescription: First line\n  and its continuation",
-  "name: comment\ndescription: Text # and a comment",
   "name: envs\ndescription: d\nrequired_environment_variables:\n  - name: API_KEY\n    prompt: Your key",
   "name: crlf\r\ndescription: Windows line ends",
   "name: anchors\ndescription: &d Shared text\nauthor: *d",
@@ -48,10 +49,11 @@ test("tricky quoting and values come out as the yaml package reads them", () => 
   assert.equal(description(FULL[0]!), 'Say "hi" to C:\\temp\tnow');
   assert.equal(description(FULL[2]!), "Two lines folded into one.");
   assert.equal(description(FULL[3]!), "First line and its continuation");
-  assert.equal(description(FULL[4]!), "Text");
-  assert.equal(parseSkillMarkdown(skillText(FULL[1]!)).frontmatter?.version, "1");
+  assert.equal(description(SIMPLE[6]!), "Text");
+  assert.equal(parseSkillMarkdown(skillText(SIMPLE[5]!)).frontmatter?.version, "1");
+  assert.equal(parseSkillMarkdown(skillText(FULL[1]!)).frontmatter?.version, "1000");
   assert.equal(parseSkillMarkdown(skillText(SIMPLE[1]!)).frontmatter?.version, "1.0");
-  assert.deepEqual(parseSkillMarkdown(skillText(FULL[5]!)).frontmatter?.requiredEnvironmentVariables, [
+  assert.deepEqual(parseSkillMarkdown(skillText(FULL[4]!)).frontmatter?.requiredEnvironmentVariables, [
     { name: "API_KEY", prompt: "Your key" },
   ]);
   assert.deepEqual(parseSkillMarkdown(skillText(SIMPLE[4]!)).frontmatter?.relatedSkills, ["other"]);
@@ -72,7 +74,7 @@ test("the bundled skills are read without loading the yaml package, which loads 
     'const root = "skills/software-development/";',
     "const names = readdirSync(root).map((dir) => parseSkillMarkdown(readFileSync(root + dir + '/SKILL.md', 'utf8')).frontmatter?.name);",
     "const before = yamlLoaded();",
-    'const version = parseSkillMarkdown("---\\nname: x\\ndescription: d\\nversion: 1.0\\n---\\nbody\\n").frontmatter?.version;',
+    'const version = parseSkillMarkdown("---\\nname: x\\ndescription: d\\nversion: 1e3\\n---\\nbody\\n").frontmatter?.version;',
     "console.log(JSON.stringify({ names, before, after: yamlLoaded(), version }));",
   ].join("\n");
   const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
@@ -85,6 +87,6 @@ test("the bundled skills are read without loading the yaml package, which loads 
   assert.equal(result.names.length, 4);
   assert.ok(result.names.every((name) => typeof name === "string"));
   assert.equal(result.before, false, "yaml was loaded for the bundled skills");
-  assert.equal(result.after, true, "yaml was not loaded for front matter with a number");
-  assert.equal(result.version, "1");
+  assert.equal(result.after, true, "yaml was not loaded for front matter with an exponent");
+  assert.equal(result.version, "1000");
 });

@@ -52,16 +52,33 @@ test("reads plain, quoted and listed strings, nested mappings and comments", () 
   for (const text of read) assert.ok(agrees(text), `declined ${JSON.stringify(text)}`);
 });
 
+test("reads nulls, booleans, decimal numbers and trailing comments in block values", () => {
+  const read = [
+    "version: 1.0\ncount: 3\nratio: 0.25\nneg: -7\nzero: 0\nbig: 123456789012345",
+    "a: true\nb: False\nc: TRUE\nd: null\ne: ~\nf: Null\ng:",
+    "comment: value # trailing\nquoted: 'x' # note\ndq: \"y\"   # note\nnum: 5 # five",
+    "list:\n  - 1\n  - true\n  - ~\n  - text # why\nafter: 2.50",
+    "compression:\n  enabled: true\n  threshold: 0.5\nmodel:\n  default: anthropic/claude-opus-4.6\n  provider: openrouter",
+  ];
+  for (const text of read) assert.ok(agrees(text), `declined ${JSON.stringify(text)}`);
+});
+
 test("declines what it cannot read exactly, so the full parser decides", () => {
   const declined = [
-    "version: 1.0",
-    "count: 3",
-    "flag: true",
-    "none: ~",
     "hex: 0x1F",
+    "octal: 0o17",
+    "exp: 1e3",
+    "plus: +1",
+    "lead: 007",
+    "negzero: -0",
+    "negzero: -0.0",
+    "dot: .5",
+    "trail: 5.",
+    "under: 1_000",
+    "yes: True\nquoted: 'x'# glued",
+    "flowcomment: [a, b] # c",
     "inf: .inf",
     'escaped: "a\\nb"',
-    "comment: value # trailing",
     "block: |\n  text",
     "folded: >\n  text",
     "anchor: &a x",
@@ -142,6 +159,15 @@ const PIECES = [
   "0",
   "1",
   "1.0",
+  "-3",
+  "0.25",
+  "007",
+  "-0",
+  "1e3",
+  " # c",
+  "True",
+  "FALSE",
+  "Null",
   "e",
   "x",
   "true",
@@ -153,7 +179,26 @@ const PIECES = [
 ];
 
 /** Pieces that rarely make a value special, so many documents stay inside the simple subset. */
-const TAME = ["a", "word", " ", "x", "1", ".", "é", "😀", "\u00a0", "-", "'", "e", ":", "#"];
+const TAME = [
+  "a",
+  "word",
+  " ",
+  "x",
+  "1",
+  ".",
+  "é",
+  "😀",
+  "\u00a0",
+  "-",
+  "'",
+  "e",
+  ":",
+  "#",
+  "2",
+  "0.5",
+  "true",
+  " # c",
+];
 
 function randomValue(next: () => number): string {
   const pieces = next() < 0.5 ? TAME : PIECES;

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { startFakeProvider } from "../fake-provider/server.js";
+import { filesLoadedBy, modulesBehind } from "../helpers/bundle-trace.js";
+
+/** Packages a one-shot run with one terminal call has no use for: each costs start-up time. */
+const NOT_ON_THE_ONE_SHOT_PATH = [
+  /\/node_modules\/zod\//,
+  /\/node_modules\/yaml\//,
+  /@modelcontextprotocol/,
+  /pi-tui/,
+  /@clack\/prompts/,
+  /@aws-sdk/,
+  /\/dist\/llm\/transports\/(anthropic|responses|bedrock)/,
+  /\/dist\/cli\/tui\//,
+];
+
+/** What the agent itself writes with `hermes setup` and `hermes config set`. */
+const SIMPLE_CONFIG = `model:
+  default: m
+  provider: custom
+compression:
+  enabled: true
+  threshold: 0.5 # of the window
+agent:
+  max_turns: 30
+toolsets:
+  - hermes-cli
+`;
+
+async function oneShotModules(config: string | undefined): Promise<string[]> {
+  const fake = await startFakeProvider({
+    script: [{ toolCalls: [{ name: "terminal", arguments: { command: "echo traced" } }] }, { text: "done" }],
+  });
+  const home = mkdtempSync(join(tmpdir(), "hermes-oneshot-trace-"));
+  try {
+    if (config !== undefined) writeFileSync(join(home, "config.yaml"), config);
+    const args = ["chat", "-q", "run it", "--provider", "custom", "--base-url", `${fake.url}/v1`, "--model", "m"];
+    const files = await filesLoadedBy([...args, "--yolo", "-Q"], { home });
+    assert.equal(
+      fake.requests.filter((r) => r.path.endsWith("/chat/completions")).length,
+      2,
+      "the run made its tool call",
+    );
+    return modulesBehind(files);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    await fake.close();
+  }
+}
+
+for (const [label, config] of [
+  ["without a config.yaml", undefined],
+  ["with a config.yaml in the simple subset", SIMPLE_CONFIG],
+] as const) {
+  test(`a one-shot run ${label} loads neither zod, yaml, MCP, the TUI nor other transports`, async () => {
+    const loaded = await oneShotModules(config);
+    assert.ok(
+      loaded.some((url) => url.includes("/dist/agent/agent.js")),
+      "the trace saw the agent",
+    );
+    assert.deepEqual(
+      loaded.filter((url) => NOT_ON_THE_ONE_SHOT_PATH.some((re) => re.test(url))),
+      [],
+    );
+  });
+}
+
+test("a config.yaml beyond the simple subset still loads, through the YAML parser", async () => {
+  const loaded = await oneShotModules(`model:\n  default: &m m\nagent: {max_turns: 30}\n`);
+  assert.ok(loaded.some((url) => /\/node_modules\/yaml\//.test(url)));
+});
