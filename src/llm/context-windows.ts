@@ -141,18 +141,30 @@ function fromOllamaShow(show: unknown): number | undefined {
 }
 
 /**
- * Asks a custom or local server how large the model's window is. Tries `/v1/models`
+ * Asks a custom or local server how large the model's window is. Prefers `/v1/models`
  * (`context_length`, vLLM's `max_model_len`, ...), then Ollama's `/api/show`, then LM Studio's
- * `/api/v0/models`. Resolves undefined when none answers.
+ * `/api/v0/models`. The three requests go out together, so an answer costs one round trip;
+ * the ones still running when an answer is settled are cancelled. Resolves undefined when none
+ * answers.
  */
 export async function probeContextLength(options: ProbeOptions): Promise<number | undefined> {
   const base = root(options.baseUrl);
-  const fromModels = fromModelsEntry(findModel(await getJson(`${base}/v1/models`, options), options.model));
-  if (fromModels) return fromModels;
-  const fromOllama = fromOllamaShow(await getJson(`${base}/api/show`, options, { model: options.model }));
-  if (fromOllama) return fromOllama;
-  const lmStudio = findModel(await getJson(`${base}/api/v0/models`, options), options.model);
-  return positive(lmStudio?.loaded_context_length) ?? positive(lmStudio?.max_context_length);
+  const settled = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, settled.signal]) : settled.signal;
+  const each = { ...options, signal };
+  const models = getJson(`${base}/v1/models`, each);
+  const ollama = getJson(`${base}/api/show`, each, { model: options.model });
+  const lmStudio = getJson(`${base}/api/v0/models`, each);
+  try {
+    const fromModels = fromModelsEntry(findModel(await models, options.model));
+    if (fromModels) return fromModels;
+    const fromOllama = fromOllamaShow(await ollama);
+    if (fromOllama) return fromOllama;
+    const loaded = findModel(await lmStudio, options.model);
+    return positive(loaded?.loaded_context_length) ?? positive(loaded?.max_context_length);
+  } finally {
+    settled.abort();
+  }
 }
 
 /** Whether a base URL points at an Ollama server (its default port or an "ollama" host). */

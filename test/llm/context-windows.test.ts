@@ -85,6 +85,64 @@ describe("probeContextLength", () => {
     }
   });
 
+  test("asks all three endpoints at once: a server that answers only when all have asked still answers", async () => {
+    const waiting: Array<() => void> = [];
+    const server = await startServer((req, res) => {
+      waiting.push(() => {
+        if (req.url === "/api/v0/models") {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ data: [{ id: "m", loaded_context_length: 65_536 }] }));
+        } else {
+          res.writeHead(404).end();
+        }
+      });
+      if (waiting.length === 3) for (const answer of waiting) answer();
+    });
+    try {
+      assert.equal(await probeContextLength({ baseUrl: `${server.url}/v1`, model: "m", timeoutMs: 5_000 }), 65_536);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("cancels the other requests once /v1/models has answered", async () => {
+    const cancelled: string[] = [];
+    let allCancelled: () => void = () => {};
+    const bothCancelled = new Promise<void>((resolve) => {
+      allCancelled = resolve;
+    });
+    let held = 0;
+    let bothHeld: () => void = () => {};
+    const heldTogether = new Promise<void>((resolve) => {
+      bothHeld = resolve;
+    });
+    const server = await startServer((req, res) => {
+      if (req.url === "/v1/models") {
+        // Answer only once the other two are waiting, so the cancellation has something to cancel.
+        void heldTogether.then(() => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ data: [{ id: "m", context_length: 131_072 }] }));
+        });
+        return;
+      }
+      res.on("close", () => {
+        if (cancelled.push(req.url ?? "") === 2) allCancelled();
+      });
+      if (++held === 2) bothHeld();
+    });
+    try {
+      assert.equal(await probeContextLength({ baseUrl: `${server.url}/v1`, model: "m", timeoutMs: 60_000 }), 131_072);
+      let guard: NodeJS.Timeout | undefined;
+      const tooLong = new Promise<never>((_, reject) => {
+        guard = setTimeout(() => reject(new Error(`still open after 10 s; cancelled: ${cancelled}`)), 10_000);
+      });
+      await Promise.race([bothCancelled, tooLong]).finally(() => clearTimeout(guard));
+      assert.deepEqual(cancelled.sort(), ["/api/show", "/api/v0/models"]);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("resolves undefined when nothing answers", async () => {
     const server = await startServer((_req, res) => res.writeHead(404).end());
     try {
