@@ -22,12 +22,14 @@ const MARKER = "// hermes-cli-bundle (scripts/bundle-cli.mjs)";
 
 /**
  * Small pure-JS packages on the start-up path, cheaper inlined than loaded file by file (yaml
- * and commander are CommonJS spread over dozens of files). Every other package stays an
- * ordinary import from node_modules: native (better-sqlite3), large and lazily loaded
- * (@aws-sdk/*, the MCP SDK, pi-tui, @clack/prompts), or also imported by those packages (zod,
- * which the MCP SDK uses too: one copy in the process, not two).
+ * and commander are CommonJS spread over dozens of files), and better-sqlite3's JavaScript
+ * half (its compiled addon still loads from node_modules; package.json pins the version
+ * exactly, so the inlined wrapper always matches the installed addon). Every other package
+ * stays an ordinary import from node_modules: large and lazily loaded (@aws-sdk/*, the MCP
+ * SDK, pi-tui, @clack/prompts), or also imported by those packages (zod, which the MCP SDK uses
+ * too: one copy in the process, not two).
  */
-const BUNDLED_PACKAGES = new Set(["commander", "yaml", "eventsource-parser"]);
+const BUNDLED_PACKAGES = new Set(["commander", "yaml", "eventsource-parser", "better-sqlite3"]);
 
 const builtins = new Set(builtinModules);
 

@@ -4,6 +4,7 @@
  * total, so many writers (gateway, cron, CLI) take turns instead of convoying.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
@@ -56,6 +57,25 @@ function checkFile(path: string): void {
   if (header.toString("latin1") !== SQLITE_HEADER) throw notADatabase(path);
 }
 
+let nativeBinding: { nativeBinding?: string } | undefined;
+
+/**
+ * Where the compiled SQLite addon is, when it is where npm builds it: better-sqlite3 otherwise
+ * finds it through the `bindings` package, which probes a dozen paths on every start.
+ */
+function nativeBindingOption(): { nativeBinding?: string } {
+  if (nativeBinding) return nativeBinding;
+  nativeBinding = {};
+  try {
+    const packageJson = createRequire(import.meta.url).resolve("better-sqlite3/package.json");
+    const addon = packageJson.replace(/package\.json$/, "build/Release/better_sqlite3.node");
+    if (existsSync(addon)) nativeBinding = { nativeBinding: addon };
+  } catch {
+    // Left to better-sqlite3's own lookup.
+  }
+  return nativeBinding;
+}
+
 export class SqliteConnection {
   private writeCount = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -70,7 +90,7 @@ export class SqliteConnection {
     checkFile(path);
     let db: Database.Database;
     try {
-      db = new Database(path, { timeout: 0 });
+      db = new Database(path, { timeout: 0, ...nativeBindingOption() });
     } catch (error) {
       throw new SessionStoreError(`cannot open ${path}: ${(error as Error).message}`, path, { cause: error });
     }
