@@ -16,7 +16,11 @@ const NOT_ON_THE_ONE_SHOT_PATH = [
   /@aws-sdk/,
   /\/dist\/llm\/transports\/(anthropic|responses|bedrock)/,
   /\/dist\/cli\/tui\//,
+  /\/node_modules\/bindings\//,
 ];
+
+/** Files that must not be read from node_modules: their code is bundled into the CLI. */
+const BUNDLED = [/\/node_modules\/(better-sqlite3|commander|eventsource-parser)\/.*\.js$/];
 
 /** What the agent itself writes with `hermes setup` and `hermes config set`. */
 const SIMPLE_CONFIG = `model:
@@ -31,7 +35,7 @@ toolsets:
   - hermes-cli
 `;
 
-async function oneShotModules(config: string | undefined): Promise<string[]> {
+async function oneShotRun(config: string | undefined): Promise<{ files: string[]; modules: string[] }> {
   const fake = await startFakeProvider({
     script: [{ toolCalls: [{ name: "terminal", arguments: { command: "echo traced" } }] }, { text: "done" }],
   });
@@ -45,7 +49,7 @@ async function oneShotModules(config: string | undefined): Promise<string[]> {
       2,
       "the run made its tool call",
     );
-    return modulesBehind(files);
+    return { files, modules: modulesBehind(files) };
   } finally {
     rmSync(home, { recursive: true, force: true });
     await fake.close();
@@ -57,19 +61,23 @@ for (const [label, config] of [
   ["with a config.yaml in the simple subset", SIMPLE_CONFIG],
 ] as const) {
   test(`a one-shot run ${label} loads neither zod, yaml, MCP, the TUI nor other transports`, async () => {
-    const loaded = await oneShotModules(config);
+    const { files, modules } = await oneShotRun(config);
     assert.ok(
-      loaded.some((url) => url.includes("/dist/agent/agent.js")),
+      modules.some((url) => url.includes("/dist/agent/agent.js")),
       "the trace saw the agent",
     );
     assert.deepEqual(
-      loaded.filter((url) => NOT_ON_THE_ONE_SHOT_PATH.some((re) => re.test(url))),
+      modules.filter((url) => NOT_ON_THE_ONE_SHOT_PATH.some((re) => re.test(url))),
+      [],
+    );
+    assert.deepEqual(
+      files.filter((url) => BUNDLED.some((re) => re.test(url))),
       [],
     );
   });
 }
 
 test("a config.yaml beyond the simple subset still loads, through the YAML parser", async () => {
-  const loaded = await oneShotModules(`model:\n  default: &m m\nagent: {max_turns: 30}\n`);
+  const { modules: loaded } = await oneShotRun(`model:\n  default: &m m\nagent: {max_turns: 30}\n`);
   assert.ok(loaded.some((url) => /\/node_modules\/yaml\//.test(url)));
 });
