@@ -1,35 +1,42 @@
 #!/usr/bin/env node
-// Second half of `npm run build`: replaces tsc's dist/cli/main.js with an esbuild bundle, so a
-// run of `hermes` has Node's ESM loader resolve, read and compile a few dozen files instead of
-// ~200. The entry is self-contained (`hermes --version` reads one file); the command tree and
-// everything it imports lazily live in dist/cli/chunks/, split at every dynamic import().
+// Second half of `npm run build`: bundles the CLI so a run of `hermes` compiles one script
+// instead of resolving, reading and compiling ~200 modules, and can reuse V8's bytecode from
+// the previous run (src/cli/bundle-loader.ts keeps a code cache beside the bundle).
+//
+// - dist/cli/hermes.cjs: the whole command tree (tsc's dist/cli/program.js and everything it
+//   imports), one CommonJS script run through node:vm by the entry. Modules reached through
+//   import() stay lazy: esbuild initialises them on first import.
+// - dist/cli/main.js: replaces tsc's entry; self-contained, so `hermes --version` reads one
+//   file. The bundle's content hash is compiled into it and names the code cache.
+//
 // The library (dist/index.js and the rest of dist/) stays tsc's plain output.
-// dist/cli/bundle-meta.json (esbuild's metafile) maps every output file to the modules it holds.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+// dist/cli/bundle-meta.json (esbuild's metafile) maps both outputs to the modules they hold.
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI_DIR = "dist/cli";
 const ENTRY = `${CLI_DIR}/main.js`;
-const CHUNKS_DIR = `${CLI_DIR}/chunks`;
+const BUNDLE = `${CLI_DIR}/hermes.cjs`;
 const METAFILE = `${CLI_DIR}/bundle-meta.json`;
 /** First comment of every output file; how a second run recognises its own output. */
 const MARKER = "// hermes-cli-bundle (scripts/bundle-cli.mjs)";
 
 /**
- * Small pure-JS packages on the start-up path, cheaper inlined than loaded file by file (yaml
- * and commander are CommonJS spread over dozens of files), and better-sqlite3's JavaScript
- * half (its compiled addon still loads from node_modules; package.json pins the version
- * exactly, so the inlined wrapper always matches the installed addon). Every other package
- * stays an ordinary import from node_modules: large and lazily loaded (@aws-sdk/*, the MCP
- * SDK, pi-tui, @clack/prompts), or also imported by those packages (zod, which the MCP SDK uses
- * too: one copy in the process, not two).
+ * Packages inlined into the bundle: small pure-JS ones on the start-up path (commander and
+ * eventsource-parser), and better-sqlite3's JavaScript half (its compiled addon still loads
+ * from node_modules; package.json pins the version exactly, so the inlined wrapper always
+ * matches the installed addon). Every other package stays a require() or import() of
+ * node_modules at run time: large and lazily loaded (@aws-sdk/*, the MCP SDK, pi-tui,
+ * @clack/prompts), needed only off the start-up path (yaml: config.yaml beyond the simple
+ * subset, config edits), or also imported by those packages (zod, which the MCP SDK uses:
+ * one copy in the process, not two). Node >= 20.19 can require() the ES-module-only ones.
  */
-const BUNDLED_PACKAGES = new Set(["commander", "yaml", "eventsource-parser", "better-sqlite3"]);
+const BUNDLED_PACKAGES = new Set(["commander", "eventsource-parser", "better-sqlite3"]);
 
 const builtins = new Set(builtinModules);
 
@@ -48,26 +55,22 @@ const externalPackages = {
   },
 };
 
-/** The entry reaches the command tree only through its dynamic import of the chunk's entry. */
-const programInChunks = {
-  name: "program-in-chunks",
+/** The entry reaches the command tree through the bundle, or tsc's ./program.js outside a build. */
+const programStaysOutside = {
+  name: "program-stays-outside",
   setup(b) {
-    b.onResolve({ filter: /^\.\/program\.js$/ }, (args) =>
-      args.kind === "dynamic-import" ? { path: "./chunks/program.js", external: true } : undefined,
-    );
+    b.onResolve({ filter: /^\.\/program\.js$/ }, () => ({ path: "./program.js", external: true }));
   },
 };
 
 const common = {
   absWorkingDir: ROOT,
   bundle: true,
-  format: "esm",
   platform: "node",
   target: "node20.19",
   write: false,
   metafile: true,
-  // Minifying (whitespace and syntax, or identifiers too with names kept) measured no faster
-  // on a one-shot run, and unminified chunks keep stack traces readable.
+  // Unminified: the code cache makes parsing cheap, and stack traces stay readable.
   minify: false,
   legalComments: "none",
   logLevel: "warning",
@@ -78,35 +81,40 @@ if (readFileSync(join(ROOT, ENTRY), "utf8").includes(MARKER)) {
   process.exit(1);
 }
 
-// Bundled on its own and without splitting, the entry shares no chunk with the command tree.
+const program = await build({
+  ...common,
+  entryPoints: [`${CLI_DIR}/program.js`],
+  outfile: BUNDLE,
+  format: "cjs",
+  plugins: [externalPackages],
+  // Every module of the bundle shares one URL: the bundle's own, passed in by the loader.
+  define: { "import.meta.url": "__hermesBundleUrl" },
+  // import() of a package becomes require(): Node 20 loses the import() callback of a script
+  // compiled from a code cache (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and Node >= 20.19
+  // can require() ES modules.
+  supported: { "dynamic-import": false },
+  banner: { js: MARKER },
+});
+const [bundle] = program.outputFiles;
+const bundleId = createHash("sha256").update(bundle.contents).digest("hex").slice(0, 16);
+
 const entry = await build({
   ...common,
   entryPoints: { main: ENTRY },
   outdir: CLI_DIR,
-  plugins: [programInChunks, externalPackages],
+  format: "esm",
+  plugins: [programStaysOutside, externalPackages],
+  define: { __HERMES_BUNDLE_ID__: JSON.stringify(bundleId) },
   banner: { js: MARKER },
 });
 
-const program = await build({
-  ...common,
-  entryPoints: { program: `${CLI_DIR}/program.js` },
-  outdir: CHUNKS_DIR,
-  chunkNames: "[name]-[hash]",
-  splitting: true,
-  plugins: [externalPackages],
-  // esbuild turns a bundled CommonJS package's require() of a Node built-in into a call of
-  // the `require` in scope, which an ES module lacks.
-  banner: {
-    js: `${MARKER}\nimport { createRequire as __hermesCreateRequire } from "node:module";\nconst require = __hermesCreateRequire(import.meta.url);`,
-  },
-});
-
-const outputFiles = [...entry.outputFiles, ...program.outputFiles];
-rmSync(join(ROOT, CHUNKS_DIR), { recursive: true, force: true });
-for (const file of outputFiles) {
-  await mkdir(dirname(file.path), { recursive: true });
-  writeFileSync(file.path, file.contents);
+// Code caches of earlier builds can never match again.
+for (const name of readdirSync(join(ROOT, CLI_DIR))) {
+  if (name.endsWith(".v8cache") || name.endsWith(".tmp")) rmSync(join(ROOT, CLI_DIR, name), { force: true });
 }
+rmSync(join(ROOT, CLI_DIR, "chunks"), { recursive: true, force: true });
+const outputFiles = [...entry.outputFiles, bundle];
+for (const file of outputFiles) writeFileSync(file.path, file.contents);
 const metafile = {
   inputs: { ...entry.metafile.inputs, ...program.metafile.inputs },
   outputs: { ...entry.metafile.outputs, ...program.metafile.outputs },
@@ -114,4 +122,4 @@ const metafile = {
 writeFileSync(join(ROOT, METAFILE), JSON.stringify(metafile));
 
 const kib = Math.round(outputFiles.reduce((sum, f) => sum + f.contents.length, 0) / 1024);
-console.log(`bundle-cli: ${ENTRY} + ${outputFiles.length - 1} files in ${CHUNKS_DIR}/ (${kib} KiB)`);
+console.log(`bundle-cli: ${ENTRY} + ${BUNDLE} (${kib} KiB, bundle ${bundleId})`);

@@ -141,23 +141,20 @@ function fromOllamaShow(show: unknown): number | undefined {
 }
 
 /**
- * Asks a custom or local server how large the model's window is. Prefers `/v1/models`
- * (`context_length`, vLLM's `max_model_len`, ...), then Ollama's `/api/show`, then LM Studio's
- * `/api/v0/models`. The three requests go out together, so an answer costs one round trip;
- * the ones still running when an answer is settled are cancelled. Resolves undefined when none
- * answers.
+ * Asks a custom or local server how large the model's window is. Tries `/v1/models`
+ * (`context_length`, vLLM's `max_model_len`, ...) first; when that does not tell, asks Ollama's
+ * `/api/show` and LM Studio's `/api/v0/models` together, prefers Ollama's answer, and cancels
+ * the request still running once an answer is settled. Resolves undefined when none answers.
  */
 export async function probeContextLength(options: ProbeOptions): Promise<number | undefined> {
   const base = root(options.baseUrl);
+  const fromModels = fromModelsEntry(findModel(await getJson(`${base}/v1/models`, options), options.model));
+  if (fromModels) return fromModels;
   const settled = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, settled.signal]) : settled.signal;
-  const each = { ...options, signal };
-  const models = getJson(`${base}/v1/models`, each);
-  const ollama = getJson(`${base}/api/show`, each, { model: options.model });
-  const lmStudio = getJson(`${base}/api/v0/models`, each);
+  const ollama = getJson(`${base}/api/show`, { ...options, signal }, { model: options.model });
+  const lmStudio = getJson(`${base}/api/v0/models`, { ...options, signal });
   try {
-    const fromModels = fromModelsEntry(findModel(await models, options.model));
-    if (fromModels) return fromModels;
     const fromOllama = fromOllamaShow(await ollama);
     if (fromOllama) return fromOllama;
     const loaded = findModel(await lmStudio, options.model);

@@ -23,7 +23,7 @@ function withHome(run: (home: string) => void): void {
   }
 }
 
-test("the bundled CLI reads package.json from a chunk in dist/cli/chunks/", () => {
+test("the bundled CLI reads package.json from the bundle in dist/cli/", () => {
   withHome((home) => assert.equal(hermes(["version"], home).trim(), `hermes ${pkg.version}`));
 });
 
@@ -55,23 +55,33 @@ test("the library entry stays tsc's unbundled output", () => {
   );
 });
 
-test("the published package holds the bundle's chunks and the skills, not the metafile", () => {
+test("the published package holds the bundle and the skills, not the metafile or code caches", () => {
   const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8" });
   const [packed] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
   const files = new Set(packed?.files.map((f) => f.path));
   for (const file of [
     "dist/cli/main.js",
-    "dist/cli/chunks/program.js",
+    "dist/cli/hermes.cjs",
     "dist/index.js",
     "skills/software-development/debugging/SKILL.md",
   ]) {
     assert.ok(files.has(file), `${file} is packed`);
   }
   assert.ok(!files.has("dist/cli/bundle-meta.json"));
+  assert.deepEqual(
+    [...files].filter((file) => file.endsWith(".v8cache")),
+    [],
+  );
   const chunks = readFileSync("dist/cli/bundle-meta.json", "utf8");
   const outputs = Object.keys((JSON.parse(chunks) as { outputs: Record<string, unknown> }).outputs);
   assert.deepEqual(
     outputs.filter((file) => !files.has(file)),
     [],
   );
+});
+
+test("the bundle loads packages with require(), never import(), which a cached script cannot use on Node 20", () => {
+  const bundle = readFileSync("dist/cli/hermes.cjs", "utf8");
+  assert.doesNotMatch(bundle, /\bimport\(/);
+  assert.match(bundle, /require\("@modelcontextprotocol\/sdk\/client\/index\.js"\)/);
 });

@@ -25,30 +25,34 @@ test("hermes --version loads only the bundled entry file", async () => {
   assert.deepEqual(await filesLoadedBy(["--version"]), [ENTRY_URL]);
 });
 
-test("the entry file holds only main.js and base helpers, and reaches the commands by a dynamic import", () => {
+test("the entry file holds only main.js, the bundle loader and base helpers", () => {
   const entryModules = bundleContents().get(ENTRY_URL) ?? [];
   assert.ok(entryModules.includes(ENTRY_URL), "the metafile lists dist/cli/main.js as the entry's own module");
   const utilDir = pathToFileURL(resolve("dist/util")).href;
-  const others = entryModules.filter((url) => url !== ENTRY_URL && !url.startsWith(`${utilDir}/`));
+  const loader = pathToFileURL(resolve("dist/cli/bundle-loader.js")).href;
+  const others = entryModules.filter((url) => url !== ENTRY_URL && url !== loader && !url.startsWith(`${utilDir}/`));
   assert.deepEqual(others, []);
-  assert.match(readFileSync("dist/cli/main.js", "utf8"), /import\("\.\/chunks\/program\.js"\)/);
+  assert.match(readFileSync("dist/cli/main.js", "utf8"), /new URL\("\.\/hermes\.cjs", import\.meta\.url\)/);
 });
 
 for (const args of [["--version"], ["--help"]]) {
-  test(`hermes ${args.join(" ")} loads no SDK, SQLite, TUI, store or transport module`, async () => {
-    const loaded = modulesBehind(await filesLoadedBy(args));
-    assert.ok(loaded.includes(ENTRY_URL), "the trace saw the entry module");
-    const heavy = loaded.filter((url) => HEAVY.some((re) => re.test(url)));
+  test(`hermes ${args.join(" ")} loads no package from node_modules and none of tsc's modules`, async () => {
+    const files = await filesLoadedBy(args);
+    assert.ok(files.includes(ENTRY_URL), "the trace saw the entry module");
+    assert.deepEqual(
+      files.filter((url) => url !== ENTRY_URL),
+      [],
+    );
+    const heavy = modulesBehind(files).filter((url) => HEAVY.some((re) => re.test(url)));
     assert.deepEqual(heavy, []);
   });
 }
 
-test("hermes --help runs the bundled command tree with commander inlined, not tsc's modules", async () => {
-  const files = await filesLoadedBy(["--help"]);
-  assert.ok(files.includes(pathToFileURL(resolve("dist/cli/chunks/program.js")).href));
-  const outsideBundle = files.filter((url) => !url.startsWith(pathToFileURL(resolve("dist/cli")).href));
-  assert.deepEqual(outsideBundle, []);
-  assert.ok(modulesBehind(files).some((url) => url.includes("/node_modules/commander/")));
+test("the bundle holds the command tree with commander inlined", () => {
+  const bundled = bundleContents().get(pathToFileURL(resolve("dist/cli/hermes.cjs")).href) ?? [];
+  assert.ok(bundled.includes(pathToFileURL(resolve("dist/cli/program.js")).href));
+  assert.ok(bundled.some((url) => url.includes("/node_modules/commander/")));
+  assert.ok(!bundled.some((url) => url.includes("/node_modules/zod/")));
 });
 
 test("hermes --version prints the package version", () => {

@@ -85,9 +85,13 @@ describe("probeContextLength", () => {
     }
   });
 
-  test("asks all three endpoints at once: a server that answers only when all have asked still answers", async () => {
+  test("asks Ollama and LM Studio together: a server that answers only when both have asked still answers", async () => {
     const waiting: Array<() => void> = [];
     const server = await startServer((req, res) => {
+      if (req.url === "/v1/models") {
+        res.writeHead(404).end();
+        return;
+      }
       waiting.push(() => {
         if (req.url === "/api/v0/models") {
           res.writeHead(200, { "content-type": "application/json" });
@@ -96,7 +100,7 @@ describe("probeContextLength", () => {
           res.writeHead(404).end();
         }
       });
-      if (waiting.length === 3) for (const answer of waiting) answer();
+      if (waiting.length === 2) for (const answer of waiting) answer();
     });
     try {
       assert.equal(await probeContextLength({ baseUrl: `${server.url}/v1`, model: "m", timeoutMs: 5_000 }), 65_536);
@@ -105,39 +109,36 @@ describe("probeContextLength", () => {
     }
   });
 
-  test("cancels the other requests once /v1/models has answered", async () => {
-    const cancelled: string[] = [];
-    let allCancelled: () => void = () => {};
-    const bothCancelled = new Promise<void>((resolve) => {
-      allCancelled = resolve;
+  test("cancels LM Studio's request once Ollama has answered", async () => {
+    let cancel: (url: string) => void = () => {};
+    const cancelled = new Promise<string>((resolve) => {
+      cancel = resolve;
     });
-    let held = 0;
-    let bothHeld: () => void = () => {};
-    const heldTogether = new Promise<void>((resolve) => {
-      bothHeld = resolve;
+    let lmStudioWaiting: () => void = () => {};
+    const lmStudioAsked = new Promise<void>((resolve) => {
+      lmStudioWaiting = resolve;
     });
     const server = await startServer((req, res) => {
       if (req.url === "/v1/models") {
-        // Answer only once the other two are waiting, so the cancellation has something to cancel.
-        void heldTogether.then(() => {
+        res.writeHead(404).end();
+      } else if (req.url === "/api/show") {
+        // Answer only once LM Studio's request is waiting, so the cancellation has something to cancel.
+        void lmStudioAsked.then(() => {
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify({ data: [{ id: "m", context_length: 131_072 }] }));
+          res.end(JSON.stringify({ model_info: { "qwen3.context_length": 131_072 } }));
         });
-        return;
+      } else {
+        res.on("close", () => cancel(req.url ?? ""));
+        lmStudioWaiting();
       }
-      res.on("close", () => {
-        if (cancelled.push(req.url ?? "") === 2) allCancelled();
-      });
-      if (++held === 2) bothHeld();
     });
     try {
       assert.equal(await probeContextLength({ baseUrl: `${server.url}/v1`, model: "m", timeoutMs: 60_000 }), 131_072);
       let guard: NodeJS.Timeout | undefined;
       const tooLong = new Promise<never>((_, reject) => {
-        guard = setTimeout(() => reject(new Error(`still open after 10 s; cancelled: ${cancelled}`)), 10_000);
+        guard = setTimeout(() => reject(new Error("LM Studio's request is still open after 10 s")), 10_000);
       });
-      await Promise.race([bothCancelled, tooLong]).finally(() => clearTimeout(guard));
-      assert.deepEqual(cancelled.sort(), ["/api/show", "/api/v0/models"]);
+      assert.equal(await Promise.race([cancelled, tooLong]).finally(() => clearTimeout(guard)), "/api/v0/models");
     } finally {
       await server.close();
     }

@@ -1,0 +1,61 @@
+/**
+ * Runs the CLI from dist/cli/hermes.cjs, the whole command tree bundled into one script, with
+ * a V8 code cache beside it. Compiling the CLI's JavaScript was the largest single cost of a
+ * one-shot run; with the cache, V8 reuses the bytecode of the previous run instead. The cache
+ * file is named after the build (so a rebuild never meets a stale one) and after the kind of
+ * run (chat or other command, which compile different code). V8 itself rejects a cache made
+ * by another Node version or other flags; the run then writes a fresh one as it exits. Where
+ * dist/ is read-only the CLI simply runs without a cache. The bundle loads packages with
+ * require() only: Node 20 cannot give import() to a script compiled from a code cache.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+
+export interface CliModule {
+  runCli(argv: string[]): Promise<number>;
+}
+
+/** The parameters the bundle's code sees as module-scope names (CommonJS plus its own URL). */
+const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname, __hermesBundleUrl) {";
+const WRAPPER_TAIL = "\n})";
+
+export function cachePathFor(bundlePath: string, bundleId: string, kind: string): string {
+  return join(dirname(bundlePath), `hermes-${bundleId}-${kind}.v8cache`);
+}
+
+function readCache(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(path: string, script: vm.Script): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, script.createCachedData());
+    renameSync(temporary, path);
+  } catch {
+    // A read-only install runs without a cache.
+  }
+}
+
+export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string): CliModule {
+  const path = fileURLToPath(bundleUrl);
+  const cachePath = cachePathFor(path, bundleId, kind);
+  const cachedData = readCache(cachePath);
+  const script = new vm.Script(`${WRAPPER_HEAD}${readFileSync(path, "utf8")}${WRAPPER_TAIL}`, {
+    filename: path,
+    ...(cachedData ? { cachedData } : {}),
+  });
+  // Written at exit, so it holds the bytecode of every function this run compiled.
+  if (!cachedData || script.cachedDataRejected) process.once("exit", () => writeCache(cachePath, script));
+  const module = { exports: {} as CliModule };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run(module.exports, createRequire(path), module, path, dirname(path), bundleUrl.href);
+  return module.exports;
+}

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+
+/** A stand-in bundle: CommonJS that uses what the real one uses (require, its own URL). */
+const BUNDLE = `
+const { basename } = require("node:path");
+exports.runCli = async (argv) => {
+  const { EOL } = await Promise.resolve().then(() => require("node:os"));
+  process.stdout.write(JSON.stringify({ file: basename(__filename), url: __hermesBundleUrl, args: argv.slice(2), eol: EOL }));
+  return 0;
+};
+`;
+
+const LOADER = pathToFileURL(resolve("src/cli/bundle-loader.ts")).href;
+
+function runLoader(bundle: string, ...args: string[]): Record<string, unknown> {
+  const script = `
+    const { loadBundledCli } = await import(${JSON.stringify(LOADER)});
+    const cli = loadBundledCli(new URL(${JSON.stringify(pathToFileURL(bundle).href)}), "test-id", "chat");
+    process.exitCode = await cli.runCli(["node", "hermes", ...process.argv.slice(1)]);`;
+  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, "--", ...args], {
+    encoding: "utf8",
+  });
+  return JSON.parse(out) as Record<string, unknown>;
+}
+
+test("the bundle runs with CommonJS names and its own URL, and leaves a code cache", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-loader-"));
+  try {
+    const bundle = join(dir, "hermes.cjs");
+    writeFileSync(bundle, BUNDLE);
+    const result = runLoader(bundle, "chat", "-q", "hi");
+    assert.deepEqual(result, {
+      file: "hermes.cjs",
+      url: pathToFileURL(bundle).href,
+      args: ["chat", "-q", "hi"],
+      eol: "\n",
+    });
+    const cache = join(dir, "hermes-test-id-chat.v8cache");
+    assert.ok(existsSync(cache), "a code cache was written");
+    const written = statSync(cache).mtimeMs;
+    runLoader(bundle);
+    assert.equal(statSync(cache).mtimeMs, written, "an accepted cache is reused, not rewritten");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a corrupt code cache is ignored and replaced", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-loader-"));
+  try {
+    const bundle = join(dir, "hermes.cjs");
+    writeFileSync(bundle, BUNDLE);
+    const cache = join(dir, "hermes-test-id-chat.v8cache");
+    writeFileSync(cache, "not a code cache");
+    assert.deepEqual(runLoader(bundle, "x").args, ["x"]);
+    assert.notEqual(readFileSync(cache, "utf8"), "not a code cache");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
