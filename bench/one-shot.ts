@@ -2,7 +2,7 @@
  * One-shot run with one terminal tool call against the fake provider: wall time and max RSS of
  * `hermes chat -q ... --yolo`, interleaved with a bare `node -e 0` measured the same way.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type ChildRun, rssMethod, runNodeOk } from "./child.js";
@@ -10,6 +10,14 @@ import { formatKiB, formatRatio, formatSample, type Row, summarize } from "./sta
 import { startTaskProvider, TASK_OUTPUT, TASK_PROMPT } from "./task.js";
 
 export const HERMES_ENTRY = resolve("dist/cli/main.js");
+const CLI_DIR = resolve("dist/cli");
+
+/** Removes the CLI's V8 code caches, so the next run is like the first one after a build. */
+function dropCodeCaches(): void {
+  for (const name of readdirSync(CLI_DIR)) {
+    if (name.endsWith(".v8cache")) rmSync(resolve(CLI_DIR, name), { force: true });
+  }
+}
 
 export function hermesOneShotArgs(providerUrl: string): string[] {
   return [
@@ -40,6 +48,7 @@ export async function benchOneShot(runs = 10): Promise<Row[]> {
   const cwd = mkdtempSync(join(dir, "cwd-"));
   const env = { ...process.env, HERMES_HOME: mkdtempSync(join(dir, "home-")) };
   const hermes: ChildRun[] = [];
+  const uncached: ChildRun[] = [];
   const bare: ChildRun[] = [];
   try {
     for (let i = 0; i < runs + 1; i++) {
@@ -51,11 +60,19 @@ export async function benchOneShot(runs = 10): Promise<Row[]> {
       hermes.push(run);
       bare.push(baseline);
     }
+    for (let i = 0; i < Math.ceil(runs / 2); i++) {
+      provider.reset();
+      dropCodeCaches();
+      const run = await runNodeOk(hermesOneShotArgs(provider.url), { cwd, env });
+      assertTaskDone("hermes", run);
+      uncached.push(run);
+    }
   } finally {
     await provider.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const wall = summarize(hermes.map((r) => r.ms));
+  const firstWall = summarize(uncached.map((r) => r.ms));
   const bareWall = summarize(bare.map((r) => r.ms));
   const rss = summarize(hermes.map((r) => r.maxRssKiB));
   const bareRss = summarize(bare.map((r) => r.maxRssKiB));
@@ -65,6 +82,12 @@ export async function benchOneShot(runs = 10): Promise<Row[]> {
       value: formatSample(wall, "ms"),
       baseline: `node -e 0: ${formatSample(bareWall, "ms")}`,
       ratio: formatRatio(wall.median, bareWall.median),
+    },
+    {
+      figure: `one-shot run, first after a build (no code cache yet; ${uncached.length} runs)`,
+      value: formatSample(firstWall, "ms"),
+      baseline: `node -e 0: ${formatSample(bareWall, "ms")}`,
+      ratio: formatRatio(firstWall.median, bareWall.median),
     },
     {
       figure: `one-shot run, one terminal call: max RSS (${rssMethod()})`,
