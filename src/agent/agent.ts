@@ -317,6 +317,7 @@ export class Agent {
     this.systemPrompt ??= await this.recorder.storedSystemPrompt();
     this.systemPrompt ??= await this.buildPrompt();
     await this.recorder.start(this.systemPrompt, this.routes[0]!.model);
+    if (opts.conversationHistory) await this.recorder.syncHistory(this.history);
     return { routes: this.routes, toolNames: this.toolNames };
   }
 

@@ -61,6 +61,22 @@ export class SessionRecorder {
     });
   }
 
+  /**
+   * Makes the stored transcript equal `history` (a history the caller supplied, e.g. after
+   * /undo): the common beginning stays, the rest is replaced.
+   */
+  async syncHistory(history: readonly Message[]): Promise<void> {
+    if (!this.store || !this.started) return;
+    const store = this.store;
+    await this.guard(async () => {
+      const stored = (await store.getMessages(this.sessionId)).filter((m) => m.role !== "system");
+      let same = 0;
+      while (same < stored.length && same < history.length && sameMessage(stored[same]!, history[same]!)) same++;
+      if (same < stored.length) await store.truncateMessages(this.sessionId, same);
+      if (same < history.length) await store.appendMessages(this.sessionId, history.slice(same));
+    });
+  }
+
   async append(message: Message): Promise<void> {
     if (!this.store || !this.started) return;
     await this.guard(() => this.store!.appendMessage(this.sessionId, message).then(() => {}));
@@ -92,4 +108,10 @@ export class SessionRecorder {
       }
     }
   }
+}
+
+function sameMessage(a: Message, b: Message): boolean {
+  const shape = (m: Message) =>
+    JSON.stringify([m.role, m.content ?? null, m.tool_calls ?? null, m.tool_call_id ?? null]);
+  return shape(a) === shape(b);
 }

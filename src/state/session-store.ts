@@ -167,6 +167,11 @@ export interface SessionStore {
   /** Appends several messages in one transaction. Returns their ids in order. */
   appendMessages(sessionId: string, messages: readonly StoredMessage[]): Promise<number[]>;
   getMessages(sessionId: string): Promise<StoredMessage[]>;
+  /**
+   * Keeps the first `keep` messages of the session (system messages aside) and deletes the
+   * rest, e.g. after /undo. Returns how many were deleted.
+   */
+  truncateMessages(sessionId: string, keep: number): Promise<number>;
   search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   /** Deletes sessions whose last activity is older than the given age. Returns how many. */
   prune(options: { olderThanDays: number; source?: string }): Promise<number>;

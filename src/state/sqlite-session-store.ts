@@ -193,6 +193,24 @@ export class SqliteSessionStore implements SessionStore {
     return this.conn.write(() => this.db.prepare("DELETE FROM sessions WHERE id = ?").run(id).changes > 0);
   }
 
+  truncateMessages(sessionId: string, keep: number): Promise<number> {
+    return this.conn.write(() => {
+      if (!this.readSession(sessionId)) throw this.missing(sessionId);
+      const kept = this.db
+        .prepare("SELECT id FROM messages WHERE session_id = ? AND role != 'system' ORDER BY id LIMIT 1 OFFSET ?")
+        .pluck()
+        .get(sessionId, Math.max(0, keep)) as number | undefined;
+      if (kept === undefined) return 0;
+      const removed = this.db
+        .prepare("DELETE FROM messages WHERE session_id = ? AND id >= ?")
+        .run(sessionId, kept).changes;
+      this.db
+        .prepare("UPDATE sessions SET message_count = MAX(0, message_count - ?), last_active = ? WHERE id = ?")
+        .run(removed, Date.now(), sessionId);
+      return removed;
+    });
+  }
+
   appendMessage(sessionId: string, message: StoredMessage): Promise<number> {
     return this.appendMessages(sessionId, [message]).then((ids) => ids[0]!);
   }

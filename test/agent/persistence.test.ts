@@ -65,3 +65,23 @@ test("with saveTrajectories, runs are appended as ShareGPT lines without the eph
     await h.close();
   }
 });
+
+test("a run given a shorter history replaces the saved transcript's tail with it", async () => {
+  const h = await createHarness({ script: [{ text: "answer one" }, { text: "answer two" }, { text: "answer three" }] });
+  const store = await openSessionStore(join(h.dir, "state.db"));
+  try {
+    const agent = new Agent({ ...h.agent.options, sessionStore: store, sessionId: "s2" });
+    await agent.runConversation("one");
+    await agent.runConversation("two");
+    const firstExchange = agent.messages.slice(0, 2);
+    await agent.runConversation("three", { conversationHistory: firstExchange });
+    const saved = await store.getMessages("s2");
+    assert.deepEqual(
+      saved.map((m) => m.content),
+      ["one", "answer one", "three", "answer three"],
+    );
+  } finally {
+    store.close();
+    await h.close();
+  }
+});

@@ -122,6 +122,38 @@ test("/undo drops the last exchange from what the model sees next; /retry sends 
   }
 });
 
+test("/undo also leaves the saved transcript, so a resumed session does not bring the exchange back", async () => {
+  const { chat } = await session([{ text: "answer one" }, { text: "answer two" }]);
+  let sessionId = "";
+  try {
+    await chat.submit("one");
+    await chat.submit("two");
+    await chat.submit("/undo");
+    sessionId = chat.runtime.agent.sessionId;
+    const saved = await chat.runtime.store.getMessages(sessionId);
+    assert.deepEqual(
+      saved.map((m) => [m.role, m.content]),
+      [
+        ["user", "one"],
+        ["assistant", "answer one"],
+      ],
+    );
+    assert.equal((await chat.runtime.store.getSession(sessionId))?.messageCount, 2);
+  } finally {
+    await chat.close();
+  }
+  fake.setScript([{ text: "answer three" }]);
+  const view = new RecordingView();
+  const flags = { provider: "custom", baseUrl: `${fake.url}/v1`, apiKey: "k", model: "scripted", resume: sessionId };
+  const resumed = await ChatController.create(flags, view, { localServers: false });
+  try {
+    await resumed.submit("three");
+    assert.deepEqual(userTexts(fake.requests.at(-1)), ["one", "three"]);
+  } finally {
+    await resumed.close();
+  }
+});
+
 test("/title, /new, /sessions and /resume move between saved sessions", async () => {
   const { chat, view } = await session([{ text: "alpha reply" }, { text: "beta reply" }]);
   try {

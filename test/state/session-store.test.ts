@@ -279,3 +279,25 @@ test("export then import reproduces the session exactly, in the same or another 
   store.close();
   other.close();
 });
+
+test("truncateMessages keeps the first messages, deletes the rest from the transcript and the index", async () => {
+  const store = await freshStore();
+  const session = await store.createSession({ source: "cli" });
+  await store.appendMessages(session.id, [
+    { role: "system", content: "a system note" },
+    { role: "user", content: "keep this question" },
+    { role: "assistant", content: "kept answer" },
+    { role: "user", content: "undone zebra question" },
+    { role: "assistant", content: "undone zebra answer" },
+  ]);
+  assert.equal(await store.truncateMessages(session.id, 2), 2);
+  assert.deepEqual(
+    (await store.getMessages(session.id)).map((m) => m.content),
+    ["a system note", "keep this question", "kept answer"],
+  );
+  assert.equal((await store.getSession(session.id))?.messageCount, 3);
+  assert.deepEqual(await store.search("zebra"), []);
+  assert.equal(await store.truncateMessages(session.id, 5), 0, "nothing beyond the end to delete");
+  await assert.rejects(store.truncateMessages("no-such-session", 0), SessionStoreError);
+  store.close();
+});

@@ -285,6 +285,9 @@ export class ChatController implements SlashContext {
     while (index >= 0 && messages[index]!.role !== "user") index--;
     if (index < 0) return undefined;
     this.pendingHistory = messages.slice(0, index);
+    // Saved at once, so a session left right after /undo resumes without the undone exchange.
+    const { agent, store } = this.current;
+    if (await store.getSession(agent.sessionId)) await store.truncateMessages(agent.sessionId, index);
     this.view.statusChanged();
     return textOf(messages[index]!.content);
   }
