@@ -80,6 +80,29 @@ function release(lockPath: string, token: string): void {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * The same lock for short synchronous critical sections (a read-modify-write of a small file):
+ * it blocks the thread while it waits, and holds the lock without a heartbeat.
+ */
+export function withFileLockSync<T>(lockPath: string, fn: () => T, options: FileLockOptions = {}): T {
+  const staleMs = options.staleMs ?? 10_000;
+  const pollMs = options.pollMs ?? 10;
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const token = `${process.pid}-${randomBytes(8).toString("hex")}`;
+  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  while (!tryCreate(lockPath, token)) {
+    if (breakIfStale(lockPath, staleMs)) continue;
+    if (Date.now() >= deadline) throw new FileLockTimeoutError(lockPath);
+    sleepSync(pollMs + Math.random() * pollMs);
+  }
+  try {
+    return fn();
+  } finally {
+    release(lockPath, token);
+  }
+}
 
 export async function withFileLock<T>(
   lockPath: string,

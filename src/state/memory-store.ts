@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { scanForThreats } from "../util/threats.js";
 import { atomicWriteFile } from "./atomic-write.js";
+import { FileLockTimeoutError, withFileLockSync } from "./file-lock.js";
 
 export type MemoryTarget = "memory" | "user";
 
@@ -18,6 +19,8 @@ export interface MemoryStoreOptions {
   userCharLimit?: number;
   /** `memory.user_profile_enabled`: when false, USER.md is neither shown in the prompt nor written. */
   userProfileEnabled?: boolean;
+  /** How long a change waits for another process holding the memory file (default 5 s). */
+  lockTimeoutMs?: number;
 }
 
 export interface MemoryResult {
@@ -40,6 +43,8 @@ export const DEFAULT_MEMORY_CHAR_LIMIT = 2200;
 export const DEFAULT_USER_CHAR_LIMIT = 1375;
 /** Failures allowed in one turn before the store tells the model to give up. */
 const MAX_FAILURES_PER_TURN = 3;
+/** How long a memory change waits for another process holding the memory file. */
+const LOCK_TIMEOUT_MS = 5_000;
 
 const FILE_NAMES: Record<MemoryTarget, string> = { memory: "MEMORY.md", user: "USER.md" };
 const SEPARATOR_LINE = /^[ \t]*§[ \t]*$/m;
@@ -58,9 +63,11 @@ export class MemoryStore {
   private frozen: string;
 
   private readonly userProfileEnabled: boolean;
+  private readonly lockTimeoutMs: number;
 
   constructor(options: MemoryStoreOptions) {
     this.dir = options.dir;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
     this.userProfileEnabled = options.userProfileEnabled ?? true;
     this.limits = {
       memory: options.memoryCharLimit ?? DEFAULT_MEMORY_CHAR_LIMIT,
@@ -108,7 +115,36 @@ export class MemoryStore {
     return `${percent}% — ${used}/${limit} chars`;
   }
 
+  /**
+   * Changes run under a lock file beside the memory file and re-read it inside the lock, so
+   * two processes (a CLI session and the gateway, say) never lose each other's entries.
+   */
   add(target: MemoryTarget, content: string): MemoryResult {
+    return this.locked(target, () => this.addUnlocked(target, content));
+  }
+
+  replace(target: MemoryTarget, oldText: string, newContent: string): MemoryResult {
+    return this.locked(target, () => this.replaceUnlocked(target, oldText, newContent));
+  }
+
+  remove(target: MemoryTarget, oldText: string): MemoryResult {
+    return this.locked(target, () => this.removeUnlocked(target, oldText));
+  }
+
+  private locked(target: MemoryTarget, change: () => MemoryResult): MemoryResult {
+    try {
+      return withFileLockSync(`${this.path(target)}.lock`, change, { timeoutMs: this.lockTimeoutMs });
+    } catch (error) {
+      if (!(error instanceof FileLockTimeoutError)) throw error;
+      return this.fail(
+        target,
+        this.entries(target),
+        `The ${target} file is being changed by another process; try again.`,
+      );
+    }
+  }
+
+  private addUnlocked(target: MemoryTarget, content: string): MemoryResult {
     if (target === "user" && !this.userProfileEnabled) return this.fail(target, [], USER_PROFILE_OFF);
     const entry = content.trim();
     const entries = this.entries(target);
@@ -130,7 +166,7 @@ export class MemoryStore {
     return this.succeed(target, next, "Entry added.");
   }
 
-  replace(target: MemoryTarget, oldText: string, newContent: string): MemoryResult {
+  private replaceUnlocked(target: MemoryTarget, oldText: string, newContent: string): MemoryResult {
     if (target === "user" && !this.userProfileEnabled) return this.fail(target, [], USER_PROFILE_OFF);
     const entries = this.entries(target);
     const entry = newContent.trim();
@@ -154,7 +190,7 @@ export class MemoryStore {
     return this.succeed(target, next, "Entry replaced.");
   }
 
-  remove(target: MemoryTarget, oldText: string): MemoryResult {
+  private removeUnlocked(target: MemoryTarget, oldText: string): MemoryResult {
     if (target === "user" && !this.userProfileEnabled) return this.fail(target, [], USER_PROFILE_OFF);
     const entries = this.entries(target);
     if (!oldText.trim())
