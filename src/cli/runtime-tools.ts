@@ -48,6 +48,7 @@ export async function assembleTools(
       maxToolCalls: config.code_execution.max_tool_calls,
     },
     ...(config.web.backend ? { webBackend: config.web.backend } : {}),
+    ...(config.web.allow_private_urls ? { webAllowPrivateUrls: true } : {}),
   });
 
   try {

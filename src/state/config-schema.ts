@@ -167,6 +167,8 @@ export const configSchema = z.object(
     web: section({
       /** Search/extract backend: "" picks the first with a key (tavily, exa, firecrawl). */
       backend: text(""),
+      /** Let web_extract's own fetch read private, loopback and link-local addresses. */
+      allow_private_urls: bool(false),
     }),
     fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
     mcp_servers: z.record(z.string(), mcpServer, { error: () => "a mapping of server names to settings" }).default({}),

@@ -59,3 +59,37 @@ test("terminal.cwd in config.yaml is where commands run", async () => {
     rmSync(workdir, { recursive: true, force: true });
   }
 });
+
+test("web.allow_private_urls in config.yaml lets web_extract read a loopback page; by default it is refused", async () => {
+  const results: string[] = [];
+  const fake = await startFakeProvider({
+    fallback: (req) => {
+      const last = req.body.messages.at(-1) as { role: string; content: string };
+      if (last.role === "tool") {
+        results.push(last.content);
+        return { text: "read" };
+      }
+      return { toolCalls: [{ name: "web_extract", arguments: { urls: [`${fake.url}/v1/models`] } }] };
+    },
+  });
+  const home = mkdtempSync(join(tmpdir(), "hermes-wiring-"));
+  const run = async (configYaml: string) => {
+    writeFileSync(join(home, "config.yaml"), configYaml);
+    const args = ["dist/cli/main.js", "chat", "-q", "read it", "--provider", "custom", "--base-url", `${fake.url}/v1`];
+    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m", "-t", "web", "-Q"], {
+      env: { ...process.env, HERMES_HOME: home, TAVILY_API_KEY: "", EXA_API_KEY: "", FIRECRAWL_API_KEY: "" },
+      stdio: "ignore",
+    });
+    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 0);
+  };
+  try {
+    await run("model:\n  context_length: 200000\n");
+    assert.match(results.at(-1) ?? "", /allow_private_urls/);
+    await run("model:\n  context_length: 200000\nweb:\n  allow_private_urls: true\n");
+    assert.doesNotMatch(results.at(-1) ?? "", /allow_private_urls/);
+    assert.match(results.at(-1) ?? "", /\\"data\\"/, "the page is the fake provider's model list");
+  } finally {
+    await fake.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -136,7 +136,12 @@ function envFor(keys: Env): Env {
 
 function toolsWith(keys: Env, backend?: string): ToolRegistry {
   const registry = new ToolRegistry();
-  const options: WebToolsOptions = { env: () => envFor(keys), ...(backend ? { backend } : {}) };
+  // The test server is on loopback, which web_extract refuses unless allowed.
+  const options: WebToolsOptions = {
+    env: () => envFor(keys),
+    allowPrivateUrls: true,
+    ...(backend ? { backend } : {}),
+  };
   registerWebTools(registry, options);
   return registry;
 }
@@ -206,7 +211,10 @@ test("the backend is picked by key order, or by name when asked", () => {
 
 test("an HTTP error from the backend becomes an error result naming the cause", async () => {
   const registry = new ToolRegistry();
-  registerWebTools(registry, { env: () => ({ TAVILY_API_KEY: "bad", TAVILY_BASE_URL: `${base}/failing` }) });
+  registerWebTools(registry, {
+    env: () => ({ TAVILY_API_KEY: "bad", TAVILY_BASE_URL: `${base}/failing` }),
+    allowPrivateUrls: true,
+  });
   const result = await callTool(registry, "web_search", { query: "q" }, ctx);
   assert.match(String(result.error), /HTTP 401 \(check the API key\)/);
 });
@@ -250,17 +258,18 @@ test("without a backend web_extract fetches the page and converts HTML to markdo
 test("direct fetch refuses other schemes, binary content and error statuses", async () => {
   const signal = new AbortController().signal;
   assert.match(String((await fetchPage("file:///etc/passwd", signal)).error), /only http and https/);
-  assert.match(String((await fetchPage(`${base}/site/image.png`, signal)).error), /image\/png/);
-  assert.match(String((await fetchPage(`${base}/site/missing`, signal)).error), /HTTP 404/);
+  const local = { allowPrivate: true };
+  assert.match(String((await fetchPage(`${base}/site/image.png`, signal, local)).error), /image\/png/);
+  assert.match(String((await fetchPage(`${base}/site/missing`, signal, local)).error), /HTTP 404/);
   assert.match(String((await fetchPage("not a url", signal)).error), /not a valid URL/);
 });
 
 test("direct fetch caps the size it reads and gives up after its timeout", async () => {
   const signal = new AbortController().signal;
-  const big = await fetchPage(`${base}/site/big`, signal, { maxBytes: 1000 });
+  const big = await fetchPage(`${base}/site/big`, signal, { maxBytes: 1000, allowPrivate: true });
   assert.ok(big.content.startsWith("y".repeat(1000)));
   assert.match(big.content, /page cut at 1000 bytes/);
-  const slow = await fetchPage(`${base}/site/slow`, signal, { timeoutMs: 200 });
+  const slow = await fetchPage(`${base}/site/slow`, signal, { timeoutMs: 200, allowPrivate: true });
   assert.match(String(slow.error), /timed out/);
 });
 

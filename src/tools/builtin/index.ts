@@ -20,6 +20,8 @@ export interface BuiltinToolsDeps {
   terminalTimeoutSeconds?: number;
   /** `web.backend`. */
   webBackend?: string;
+  /** `web.allow_private_urls`. */
+  webAllowPrivateUrls?: boolean;
   /** `code_execution.timeout` (seconds) and `code_execution.max_tool_calls`. */
   codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
 }
@@ -37,6 +39,9 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
   registerClarifyTools(registry);
   registerMemoryTools(registry);
   registerSessionSearchTools(registry);
-  registerWebTools(registry, deps.webBackend ? { backend: deps.webBackend } : {});
+  registerWebTools(registry, {
+    ...(deps.webBackend ? { backend: deps.webBackend } : {}),
+    ...(deps.webAllowPrivateUrls ? { allowPrivateUrls: true } : {}),
+  });
   registerExecuteCodeTools(registry, deps.codeExecution ?? {});
 }

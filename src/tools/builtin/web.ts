@@ -21,6 +21,8 @@ export interface WebToolsOptions {
   backend?: string;
   /** Where API keys and base URLs are read, at call time (default process.env). */
   env?: () => Env;
+  /** `web.allow_private_urls`: let the direct fetch read private and loopback addresses. */
+  allowPrivateUrls?: boolean;
 }
 
 export const webSearchParameters = z.object({
@@ -99,7 +101,7 @@ export async function webExtractTool(
     urls.map(async (url, i) => {
       const fromBackend = pages?.[i];
       if (fromBackend && !fromBackend.error && fromBackend.content) return fromBackend;
-      const direct = await fetchPage(url, ctx.signal);
+      const direct = await fetchPage(url, ctx.signal, { allowPrivate: options.allowPrivateUrls === true });
       if (direct.error && fromBackend?.error) direct.error = `${fromBackend.error}; direct fetch: ${direct.error}`;
       return direct;
     }),

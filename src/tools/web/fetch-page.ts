@@ -1,13 +1,20 @@
 /** Fetch one web page directly (no backend) and turn it into markdown. */
 import { htmlToMarkdown } from "./html-to-markdown.js";
 import type { ExtractedPage } from "./types.js";
+import { privateUrlReason } from "./url-guard.js";
 
 export const FETCH_TIMEOUT_MS = 20_000;
 export const FETCH_MAX_BYTES = 2 * 1024 * 1024;
 
+export const FETCH_MAX_REDIRECTS = 5;
+
 export interface FetchPageOptions {
   timeoutMs?: number;
   maxBytes?: number;
+  /** Also fetch private, loopback and link-local addresses (`web.allow_private_urls`). */
+  allowPrivate?: boolean;
+  /** Why a URL may not be fetched, or null (default: refuse private and local addresses). */
+  checkUrl?: (url: URL) => Promise<string | null>;
 }
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|rss\+xml|atom\+xml|javascript|x-yaml|yaml)\b)/;
@@ -62,13 +69,30 @@ export async function fetchPage(
     return failed(url, `only http and https URLs can be fetched, not ${parsed.protocol}`);
   }
   const timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
+  const signals = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   let response: Response;
+  let current = parsed;
   try {
-    response = await fetch(parsed, {
-      redirect: "follow",
-      headers: { "user-agent": "hermes-agent web_extract", accept: "text/html,text/plain;q=0.9,*/*;q=0.5" },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-    });
+    // Without allowPrivate every hop is checked, so a public page cannot redirect inward.
+    for (let hop = 0; ; hop++) {
+      if (!options.allowPrivate) {
+        const reason = await (options.checkUrl ?? privateUrlReason)(current);
+        if (reason) return failed(url, reason);
+      }
+      response = await fetch(current, {
+        redirect: options.allowPrivate ? "follow" : "manual",
+        headers: { "user-agent": "hermes-agent web_extract", accept: "text/html,text/plain;q=0.9,*/*;q=0.5" },
+        signal: signals,
+      });
+      const location = response.headers.get("location");
+      if (options.allowPrivate || response.status < 300 || response.status > 399 || !location) break;
+      await response.body?.cancel();
+      if (hop >= FETCH_MAX_REDIRECTS) return failed(url, `more than ${FETCH_MAX_REDIRECTS} redirects`);
+      current = new URL(location, current);
+      if (current.protocol !== "http:" && current.protocol !== "https:") {
+        return failed(url, `redirected to a ${current.protocol} URL, which cannot be fetched`);
+      }
+    }
   } catch (error) {
     if ((error as Error).name === "TimeoutError") return failed(url, `timed out after ${timeoutMs / 1000}s`);
     return failed(url, signal.aborted ? "interrupted" : `fetch failed: ${(error as Error).message}`);
@@ -89,7 +113,7 @@ export async function fetchPage(
     return failed(url, `reading the page failed: ${(error as Error).message}`);
   }
   const text = decode(body.bytes, contentType);
-  const finalUrl = response.url || url;
+  const finalUrl = response.url || current.href;
   const isHtml = contentType.includes("html") || (!contentType && /^\s*<(!doctype|html)/i.test(text));
   const page = isHtml ? htmlToMarkdown(text, finalUrl) : { title: "", markdown: text };
   const note = body.cut ? `\n\n[page cut at ${options.maxBytes ?? FETCH_MAX_BYTES} bytes]` : "";
