@@ -5,7 +5,7 @@
  */
 
 import type { HermesConfig } from "../state/config-schema.js";
-import { type ApprovalPolicy, approvalPolicyFromConfig } from "../tools/approval/policy.js";
+import { type ApprovalPolicy, approvalPolicyFromConfig, type SmartJudge } from "../tools/approval/policy.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
 import type { McpManager } from "../tools/mcp/manager.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -33,12 +33,13 @@ async function persistAllowlist(home: string, config: HermesConfig, pattern: str
 
 export async function assembleTools(
   registry: ToolRegistry,
-  input: { home: string; cwd: string; config: HermesConfig; yolo: boolean; quiet: boolean },
+  input: { home: string; cwd: string; config: HermesConfig; yolo: boolean; quiet: boolean; smartJudge?: SmartJudge },
 ): Promise<SessionTools> {
   const { home, cwd, config } = input;
   const approvals = approvalPolicyFromConfig(config, {
     yolo: input.yolo,
     persistAllowlist: (pattern) => persistAllowlist(home, config, pattern),
+    ...(input.smartJudge ? { smartJudge: input.smartJudge } : {}),
   });
   registerBuiltinTools(registry, {
     approvals,

@@ -4,7 +4,8 @@
  */
 import { resolve as resolvePath } from "node:path";
 import { Agent, type AgentOptions } from "../agent/agent.js";
-import { createAuxiliaryClient, summarizeWithAuxiliary } from "../agent/auxiliary.js";
+import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
+import { type AuxiliaryClient, createAuxiliaryClient, summarizeWithAuxiliary } from "../agent/auxiliary.js";
 import { IterationBudget } from "../agent/budget.js";
 import type { SummarizeFn } from "../agent/compressor.js";
 import { DEFAULT_CONTEXT_LENGTH } from "../agent/context-window.js";
@@ -90,26 +91,33 @@ function memoryOption(home: string, config: HermesConfig): Pick<AgentOptions, "m
 }
 
 /**
- * Compression summaries go to the auxiliary model (`auxiliary.compression`, `auto` = the main
- * model first), built on first use so a short session never pays for it.
+ * The auxiliary client (`auxiliary.<task>`, `auto` = the main model first), built on first use
+ * so a session that never needs it never pays for it. `agentOptions` is read at that moment.
  */
-function lazySummarizer(config: HermesConfig, agentOptions: AgentOptions, quiet: boolean): SummarizeFn {
-  let summarize: SummarizeFn | undefined;
-  return async (prompt, opts) => {
-    if (!summarize) {
-      const [mainRoute] = await resolveRoutes(agentOptions);
-      const client = createAuxiliaryClient({
+function lazyAuxiliaryClient(
+  config: HermesConfig,
+  agentOptions: () => AgentOptions,
+  quiet: boolean,
+): () => Promise<AuxiliaryClient> {
+  let client: Promise<AuxiliaryClient> | undefined;
+  return () => {
+    client ??= resolveRoutes(agentOptions()).then(([mainRoute]) =>
+      createAuxiliaryClient({
         config,
         ...(mainRoute ? { mainRoute } : {}),
         env: process.env,
         onNotice: (message) => {
           if (!quiet) process.stderr.write(`hermes: ${message}\n`);
         },
-      });
-      summarize = summarizeWithAuxiliary(client);
-    }
-    return summarize(prompt, opts);
+      }),
+    );
+    return client;
   };
+}
+
+/** Compression summaries go to the auxiliary model of the `compression` task. */
+function lazySummarizer(auxiliary: () => Promise<AuxiliaryClient>): SummarizeFn {
+  return async (prompt, opts) => summarizeWithAuxiliary(await auxiliary())(prompt, opts);
 }
 
 async function sessionToResume(store: SessionStore, flags: ChatFlags): Promise<string | undefined> {
@@ -161,7 +169,17 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);
   const registry = new ToolRegistry();
-  const tools = await assembleTools(registry, { home, cwd, config, yolo: Boolean(flags.yolo), quiet: options.quiet });
+  // Filled in below; the auxiliary client reads it only when a task first needs it.
+  let agentOptions: AgentOptions | undefined;
+  const auxiliary = lazyAuxiliaryClient(config, () => agentOptions!, options.quiet);
+  const tools = await assembleTools(registry, {
+    home,
+    cwd,
+    config,
+    yolo: Boolean(flags.yolo),
+    quiet: options.quiet,
+    ...(config.approvals.mode === "smart" ? { smartJudge: smartJudgeWithAuxiliary(auxiliary) } : {}),
+  });
   const apiKey = flags.apiKey;
   let credentialPool: CredentialPool | undefined;
   try {
@@ -198,7 +216,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
         .filter(Boolean)
     : [...config.toolsets, ...tools.mcpToolsets];
 
-  const agentOptions: AgentOptions = {
+  agentOptions = {
     model,
     provider: info.id,
     ...(baseUrl ? { baseUrl } : {}),
@@ -244,7 +262,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     ...(options.clarify ? { clarify: options.clarify } : {}),
     ...(options.requestApproval ? { requestApproval: options.requestApproval } : {}),
   };
-  agentOptions.summarize = lazySummarizer(config, agentOptions, options.quiet);
+  agentOptions.summarize = lazySummarizer(auxiliary);
   // Subagents draw on each run's budget through the tool context; this one is only a fallback.
   registerDelegateTool(
     registry,
