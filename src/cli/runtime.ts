@@ -44,6 +44,8 @@ export interface Runtime {
   reloadMcp(): Promise<string[]>;
   /** The base URL in use, when one was given or detected. */
   baseUrl?: string;
+  /** The auxiliary-model client for side tasks (titles, summaries), built on first use. */
+  auxiliary(): Promise<AuxiliaryClient>;
   close(): Promise<void>;
 }
 
@@ -279,6 +281,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     store,
     approvals,
     ...(baseUrl ? { baseUrl } : {}),
+    auxiliary,
     reloadMcp: async () => {
       const servers = (await loadConfigAsync({ home })).config.mcp_servers;
       if (!tools.mcp) {

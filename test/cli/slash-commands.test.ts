@@ -9,18 +9,23 @@ import type { ApprovalAnswer, ApprovalRequest } from "../../src/tools/registry.j
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, RecordedRequest, ScriptStep } from "../fake-provider/types.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
+import { useTitleEndpoint } from "../helpers/title-endpoint.js";
 
 let fake: FakeProvider;
+let titles: FakeProvider;
 let home: string;
 const savedHome = process.env.HERMES_HOME;
 
 before(async () => {
   fake = await startFakeProvider({});
+  titles = await startFakeProvider({ fallback: { text: "Greeting the agent" } });
   home = mkdtempSync(join(tmpdir(), "hermes-slash-"));
+  useTitleEndpoint(home, titles.url);
   process.env.HERMES_HOME = home;
 });
 after(async () => {
   await fake.close();
+  await titles.close();
   rmSync(home, { recursive: true, force: true });
   if (savedHome === undefined) delete process.env.HERMES_HOME;
   else process.env.HERMES_HOME = savedHome;
@@ -151,6 +156,25 @@ test("/undo also leaves the saved transcript, so a resumed session does not brin
     assert.deepEqual(userTexts(fake.requests.at(-1)), ["one", "three"]);
   } finally {
     await resumed.close();
+  }
+});
+
+test("after the first exchange the title model names the session; later turns leave the title alone", async () => {
+  const { chat } = await session([{ text: "hi there" }, { text: "second answer" }]);
+  const asked = titles.requests.length;
+  try {
+    await chat.submit("hello");
+    await chat.settled();
+    const { store, agent } = chat.runtime;
+    assert.equal((await store.getSession(agent.sessionId))?.title, "Greeting the agent");
+    assert.equal(titles.requests.length, asked + 1);
+    const excerpt = String(titles.requests.at(-1)?.body.messages[1].content);
+    assert.match(excerpt, /User: hello\n\nAssistant: hi there/);
+    await chat.submit("and more");
+    await chat.settled();
+    assert.equal(titles.requests.length, asked + 1, "a titled session is not titled again");
+  } finally {
+    await chat.close();
   }
 });
 

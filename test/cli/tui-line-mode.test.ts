@@ -7,15 +7,20 @@ import { after, before, test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
+import { useTitleEndpoint } from "../helpers/title-endpoint.js";
 
 let fake: FakeProvider;
+let titles: FakeProvider;
 let home: string;
 before(async () => {
   fake = await startFakeProvider({});
+  titles = await startFakeProvider({ fallback: { text: "A test session" } });
   home = mkdtempSync(join(tmpdir(), "hermes-line-"));
+  useTitleEndpoint(home, titles.url);
 });
 after(async () => {
   await fake.close();
+  await titles.close();
   rmSync(home, { recursive: true, force: true });
 });
 

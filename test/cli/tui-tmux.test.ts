@@ -11,9 +11,11 @@ import { after, before, test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
+import { useTitleEndpoint } from "../helpers/title-endpoint.js";
 
 const SOCKET = `hermes-tui-test-${process.pid}`;
 let fake: FakeProvider;
+let titles: FakeProvider;
 const homes: string[] = [];
 
 function tmux(...args: string[]): string {
@@ -26,11 +28,13 @@ before(async () => {
     throw new Error("the TUI tests need tmux on PATH (Debian/Ubuntu: apt-get install -y tmux)");
   }
   fake = await startFakeProvider({ models: [{ id: "scripted" }] });
+  titles = await startFakeProvider({ fallback: { text: "A test session" } });
 });
 
 after(async () => {
   spawnSync("tmux", ["-L", SOCKET, "kill-server"]);
   await fake.close();
+  await titles.close();
   for (const home of homes) rmSync(home, { recursive: true, force: true });
 });
 
@@ -40,6 +44,7 @@ class Pane {
   static start(name: string, extraArgs: string[] = []): Pane {
     const home = mkdtempSync(join(tmpdir(), "hermes-tui-"));
     homes.push(home);
+    useTitleEndpoint(home, titles.url);
     const hermes = [
       process.execPath,
       "--import",

@@ -5,6 +5,7 @@ import { EXIT, UsageError } from "../exit-codes.js";
 import type { ChatFlags } from "../program.js";
 import { attachProgress } from "../progress.js";
 import { buildRuntime } from "../runtime.js";
+import { SessionTitler } from "../session-titles.js";
 
 async function readQuery(flags: ChatFlags): Promise<string | undefined> {
   if (flags.query !== undefined) return flags.query;
@@ -62,6 +63,12 @@ export async function runChat(flags: ChatFlags): Promise<void> {
   try {
     result = await runtime.agent.runConversation(query);
     error = result.error;
+    if (result.completed) {
+      // No second model call here: the first message names the session.
+      const titler = new SessionTitler();
+      titler.afterTurn(runtime.store, result.sessionId, query, result.finalResponse);
+      await titler.settled();
+    }
   } catch (caught) {
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {

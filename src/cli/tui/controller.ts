@@ -6,6 +6,7 @@
 import type { RunResult } from "../../agent/agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { resolveToolNames } from "../../agent/options.js";
+import { titleWithAuxiliary } from "../../agent/session-title.js";
 import { contextWindowFor } from "../../llm/context-windows.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
@@ -15,6 +16,7 @@ import { expandSkillCommand } from "../../tools/skills/slash-command.js";
 import { estimateTextTokens, estimateTokens } from "../../util/tokens.js";
 import type { ChatFlags } from "../program.js";
 import { buildRuntime, type Runtime, type RuntimeOptions } from "../runtime.js";
+import { SessionTitler } from "../session-titles.js";
 import { createSlashRegistry } from "../slash/commands.js";
 import type { ContextStatus, DisplaySettings, SessionUsage, SlashContext, ToolProgressMode } from "../slash/context.js";
 import { describeUnresolved, type SlashRegistry, type SlashResolution } from "../slash/registry.js";
@@ -85,6 +87,7 @@ export class ChatController implements SlashContext {
   private totals = emptyTotals();
   private systemPromptTokens = 0;
   private closed = false;
+  private readonly titler = new SessionTitler(titleWithAuxiliary(() => this.current.auxiliary()));
 
   private constructor(
     runtime: Runtime,
@@ -226,6 +229,10 @@ export class ChatController implements SlashContext {
       outcome.result = await this.current.agent.runConversation(text, history ? { conversationHistory: history } : {});
       if (outcome.result.error) outcome.error = outcome.result.error;
       this.addUsage(outcome.result);
+      if (outcome.result.completed) {
+        const { store, agent } = this.current;
+        this.titler.afterTurn(store, agent.sessionId, text, outcome.result.finalResponse);
+      }
     } catch (error) {
       outcome.error = error instanceof Error ? error.message : String(error);
     }
@@ -372,6 +379,7 @@ export class ChatController implements SlashContext {
     // Later rebuilds start from what this one resolved (a detected local server stays picked).
     this.flags = { ...next, model: runtime.model, provider: runtime.provider };
     if (runtime.baseUrl) this.flags.baseUrl = runtime.baseUrl;
+    await this.titler.settled();
     await old.close();
     this.view.statusChanged();
   }
@@ -388,6 +396,11 @@ export class ChatController implements SlashContext {
     return this.closed;
   }
 
+  /** Resolves when background work on the session (its title) is done. */
+  settled(): Promise<void> {
+    return this.titler.settled();
+  }
+
   /** Wait for the running turn to stop, then release the session store. */
   async close(): Promise<void> {
     this.closed = true;
@@ -395,6 +408,7 @@ export class ChatController implements SlashContext {
       this.current.agent.interrupt("the session is closing");
       await this.running;
     }
+    await this.titler.close();
     this.unsubscribe();
     await this.current.close();
   }
