@@ -52,8 +52,13 @@ export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string): 
     filename: path,
     ...(cachedData ? { cachedData } : {}),
   });
-  // Written at exit, so it holds the bytecode of every function this run compiled.
-  if (!cachedData || script.cachedDataRejected) process.once("exit", () => writeCache(cachePath, script));
+  // Written at exit, so it holds the bytecode of every function this run compiled; only by a
+  // run that succeeded, since one that stopped early (a usage error) compiled little.
+  if (!cachedData || script.cachedDataRejected) {
+    process.once("exit", (code) => {
+      if (code === 0) writeCache(cachePath, script);
+    });
+  }
   const module = { exports: {} as CliModule };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, createRequire(path), module, path, dirname(path), bundleUrl.href);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,21 +12,25 @@ const { basename } = require("node:path");
 exports.runCli = async (argv) => {
   const { EOL } = await Promise.resolve().then(() => require("node:os"));
   process.stdout.write(JSON.stringify({ file: basename(__filename), url: __hermesBundleUrl, args: argv.slice(2), eol: EOL }));
-  return 0;
+  return argv.includes("--fail") ? 2 : 0;
 };
 `;
 
 const LOADER = pathToFileURL(resolve("src/cli/bundle-loader.ts")).href;
 
 function runLoader(bundle: string, ...args: string[]): Record<string, unknown> {
+  return JSON.parse(runLoaderRaw(bundle, ...args).stdout) as Record<string, unknown>;
+}
+
+function runLoaderRaw(bundle: string, ...args: string[]): { status: number | null; stdout: string } {
   const script = `
     const { loadBundledCli } = await import(${JSON.stringify(LOADER)});
     const cli = loadBundledCli(new URL(${JSON.stringify(pathToFileURL(bundle).href)}), "test-id", "chat");
     process.exitCode = await cli.runCli(["node", "hermes", ...process.argv.slice(1)]);`;
-  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, "--", ...args], {
+  const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, "--", ...args], {
     encoding: "utf8",
   });
-  return JSON.parse(out) as Record<string, unknown>;
+  return { status: run.status, stdout: run.stdout };
 }
 
 test("the bundle runs with CommonJS names and its own URL, and leaves a code cache", () => {
@@ -60,6 +64,21 @@ test("a corrupt code cache is ignored and replaced", () => {
     writeFileSync(cache, "not a code cache");
     assert.deepEqual(runLoader(bundle, "x").args, ["x"]);
     assert.notEqual(readFileSync(cache, "utf8"), "not a code cache");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a run that fails leaves no code cache; the first one that succeeds writes it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-loader-"));
+  try {
+    const bundle = join(dir, "hermes.cjs");
+    writeFileSync(bundle, BUNDLE);
+    const cache = join(dir, "hermes-test-id-chat.v8cache");
+    assert.equal(runLoaderRaw(bundle, "--fail").status, 2);
+    assert.equal(existsSync(cache), false);
+    assert.equal(runLoaderRaw(bundle, "ok").status, 0);
+    assert.equal(existsSync(cache), true);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
