@@ -24,7 +24,7 @@ test("a tool line shows emoji, name, argument preview, then the duration (and �
   assert.equal(toolLine({ name: "patch", preview: "", durationMs: 50, failed: true }), "⚙️ patch (0.1s) ✗");
 });
 
-test("the status bar shows model, tokens, cost, context and state", () => {
+test("the status bar shows model, tokens, cost (with display.show_cost), context and state", () => {
   assert.equal(
     statusText({ model: "m", usage: usage(), busy: false, queued: 0, yolo: false }),
     "m · /help",
@@ -37,15 +37,15 @@ test("the status bar shows model, tokens, cost, context and state", () => {
     busy: true,
     queued: 2,
     yolo: true,
+    showCost: true,
   });
   assert.equal(
     text,
     "anthropic/claude-opus-4.6 · 12k in / 678 out · $0.12 · ctx 6% · YOLO · 2 queued · working (Ctrl+C to stop)",
   );
-  assert.match(
-    statusText({ model: "x", usage: usage({ turns: 1, cost: undefined }), busy: false, queued: 0, yolo: false }),
-    /· n\/a ·/,
-  );
+  const unknownPrice = { model: "x", usage: usage({ turns: 1, cost: undefined }), busy: false, queued: 0, yolo: false };
+  assert.match(statusText({ ...unknownPrice, showCost: true }), /· n\/a ·/);
+  assert.equal(statusText(unknownPrice), "x · 0 in / 0 out · /help", "no cost without display.show_cost");
 });
 
 test("typed answers to prompts: approval letters and clarify choice numbers", () => {

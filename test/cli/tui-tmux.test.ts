@@ -112,7 +112,7 @@ test("a tool turn streams markdown and a tool progress line with its duration", 
   assert.match(screen, /terminal: echo tui-smoke \(\d+\.\ds\)/);
   assert.match(screen, /^ *Result$/m, "the heading is rendered, not shown as ##");
   assert.match(screen, /- first point/);
-  await pane.waitFor(/scripted · [\d.k]+ in \/ \d+ out · n\/a · ctx \d+% · YOLO · \/help/);
+  await pane.waitFor(/scripted · [\d.k]+ in \/ \d+ out · ctx \d+% · YOLO · \/help/);
 });
 
 test("Ctrl+C during a stalled stream interrupts the turn and the prompt comes back", async () => {

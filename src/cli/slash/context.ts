@@ -10,6 +10,10 @@ export type ToolProgressMode = (typeof TOOL_PROGRESS_MODES)[number];
 export interface DisplaySettings {
   showReasoning: boolean;
   toolProgress: ToolProgressMode;
+  /** `display.streaming`: show replies as they arrive; false shows each reply once it is complete. */
+  streaming: boolean;
+  /** `display.show_cost`: the estimated cost in the status bar. */
+  showCost: boolean;
 }
 
 export interface SessionUsage {

@@ -173,6 +173,7 @@ class TuiView implements ChatView {
       busy: controller.busy,
       queued: controller.queued,
       yolo: controller.runtime.approvals.yolo,
+      showCost: controller.display.showCost,
     });
     this.tui.requestRender();
   }

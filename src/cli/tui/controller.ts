@@ -99,6 +99,8 @@ export class ChatController implements SlashContext {
     this.display = {
       showReasoning: runtime.config.display.show_reasoning,
       toolProgress: flags.verbose ? "verbose" : toolProgressFrom(runtime.config.display.tool_progress),
+      streaming: runtime.config.display.streaming,
+      showCost: runtime.config.display.show_cost,
     };
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
   }

@@ -27,13 +27,15 @@ export interface StatusInput {
   busy: boolean;
   queued: number;
   yolo: boolean;
+  /** Include the estimated cost (`display.show_cost`). */
+  showCost?: boolean;
 }
 
 export function statusText(input: StatusInput): string {
   const parts = [input.model];
   if (input.usage.turns > 0 || input.usage.inputTokens > 0) {
     parts.push(`${formatTokens(input.usage.inputTokens)} in / ${formatTokens(input.usage.outputTokens)} out`);
-    parts.push(formatCost(input.usage.cost));
+    if (input.showCost) parts.push(formatCost(input.usage.cost));
   }
   if (input.context) parts.push(`ctx ${input.context.percent}%`);
   if (input.yolo) parts.push("YOLO");

@@ -32,6 +32,8 @@ export class Transcript {
   private readonly tools = new Map<string, { line: Text; input: ToolLineInput }>();
   private lastToolName: string | undefined;
   private textThisTurn = false;
+  /** Reply text held back until the model call ends (`display.streaming: false`). */
+  private held = "";
   private loader: Loader | undefined;
 
   constructor(
@@ -84,10 +86,14 @@ export class Transcript {
     switch (event.type) {
       case "thinking":
         if (event.state === "start") this.spin("thinking…");
-        else this.stopSpinning();
+        else {
+          this.flushHeld();
+          this.stopSpinning();
+        }
         break;
       case "text_delta":
-        this.appendText(event.text);
+        if (this.display.streaming) this.appendText(event.text);
+        else this.held += event.text;
         break;
       case "reasoning_delta":
         if (this.display.showReasoning) this.appendReasoning(event.text);
@@ -110,6 +116,7 @@ export class Transcript {
   }
 
   endTurn(outcome: TurnOutcome): void {
+    this.flushHeld();
     this.stopSpinning();
     const result = outcome.result;
     if (result?.interrupted) this.notice("[interrupted]", "warn");
@@ -121,6 +128,12 @@ export class Transcript {
     this.resetBlocks();
     this.tools.clear();
     this.tui.requestRender();
+  }
+
+  private flushHeld(): void {
+    const text = this.held;
+    this.held = "";
+    this.appendText(text);
   }
 
   private appendText(text: string): void {
