@@ -169,6 +169,13 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
   const apiMode = (flags.apiMode as ApiMode | undefined) ?? configMode;
 
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
+  if (config.terminal.backend !== "local") {
+    // Running "sandboxed" commands on the host instead would be worse than not running at all.
+    throw new UsageError(
+      `terminal.backend: ${config.terminal.backend} is not supported yet, and commands must not silently run on this machine instead. ` +
+        "Set terminal.backend: local (hermes config set terminal.backend local) to run them here.",
+    );
+  }
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);
   const registry = new ToolRegistry();
   // Filled in below; the auxiliary client reads it only when a task first needs it.

@@ -93,3 +93,26 @@ test("web.allow_private_urls in config.yaml lets web_extract read a loopback pag
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test("a terminal backend other than local stops the run instead of running commands on this machine", async () => {
+  const fake = await startFakeProvider({ fallback: { text: "should not be asked" } });
+  const home = mkdtempSync(join(tmpdir(), "hermes-wiring-"));
+  try {
+    writeFileSync(join(home, "config.yaml"), "terminal:\n  backend: docker\n");
+    const args = ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "custom", "--base-url", `${fake.url}/v1`];
+    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m"], {
+      env: { ...process.env, HERMES_HOME: home },
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 2);
+    assert.match(stderr, /terminal\.backend: docker is not supported yet/);
+    assert.match(stderr, /hermes config set terminal\.backend local/);
+    assert.equal(fake.requests.filter((r) => r.path.endsWith("/chat/completions")).length, 0);
+  } finally {
+    await fake.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});

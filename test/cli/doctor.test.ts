@@ -57,10 +57,23 @@ test("doctor passes against a reachable provider and reports each check with ✓
   assert.match(result.out, /^✓ provider +custom, model scripted \(config\)$/m);
   assert.match(result.out, /^✓ api key +none set; not needed for this provider$/m);
   assert.match(result.out, new RegExp(`^✓ reachable +${fake.url}/v1/models answered \\(HTTP 200\\)$`, "m"));
+  assert.match(result.out, /^✓ terminal +commands run on this machine$/m);
   assert.match(result.out, /^✓ sessions +.*state\.db opens \(0 sessions\)$/m);
   assert.match(result.out, /^✓ mcp +no MCP servers configured$/m);
   assert.match(result.out, /Everything hermes needs is in place\./);
   assert.ok(fake.requests.some((r) => r.method === "GET" && r.path === "/v1/models"));
+});
+
+test("doctor marks a terminal backend it cannot use with ✗ and exits 1", async () => {
+  const home = homeWith(
+    `model:\n  provider: custom\n  base_url: ${fake.url}/v1\n  default: scripted\nterminal:\n  backend: ssh\n`,
+  );
+  const result = await doctor(home);
+  assert.equal(result.exitCode, 1, result.out);
+  assert.match(
+    result.out,
+    /^✗ terminal +terminal\.backend: ssh is not supported yet\n +→ set terminal\.backend: local/m,
+  );
 });
 
 test("doctor marks an unreachable provider with ✗ and a hint, and exits 1", async () => {

@@ -232,6 +232,17 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     });
   }
   if (config) results.push(...(await providerChecks(config, options)));
+  if (config) {
+    const backend = config.terminal.backend;
+    results.push({
+      name: "terminal",
+      ok: backend === "local",
+      essential: true,
+      detail:
+        backend === "local" ? "commands run on this machine" : `terminal.backend: ${backend} is not supported yet`,
+      hint: "set terminal.backend: local (hermes config set terminal.backend local)",
+    });
+  }
   results.push(await storeCheck(options.home));
   const rg = onPath("rg", options.env);
   results.push({
