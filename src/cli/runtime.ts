@@ -168,7 +168,6 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
   const configMode = config.model.api_mode !== "auto" ? (config.model.api_mode as ApiMode) : undefined;
   const apiMode = (flags.apiMode as ApiMode | undefined) ?? configMode;
 
-  // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   if (config.terminal.backend !== "local") {
     // Running "sandboxed" commands on the host instead would be worse than not running at all.
     throw new UsageError(
@@ -176,6 +175,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
         "Set terminal.backend: local (hermes config set terminal.backend local) to run them here.",
     );
   }
+  // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);
   const registry = new ToolRegistry();
   // Filled in below; the auxiliary client reads it only when a task first needs it.
