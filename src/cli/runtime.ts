@@ -122,6 +122,20 @@ function lazySummarizer(auxiliary: () => Promise<AuxiliaryClient>): SummarizeFn 
   return async (prompt, opts) => summarizeWithAuxiliary(await auxiliary())(prompt, opts);
 }
 
+/** Settings that name something this build does not have, with what happens instead. */
+export function unavailableFeatures(config: HermesConfig): string[] {
+  const notes: string[] = [];
+  if (config.context.engine !== "compressor") {
+    notes.push(
+      `context.engine "${config.context.engine}" is not available; the built-in compressor manages the context`,
+    );
+  }
+  if (config.memory.provider) {
+    notes.push(`memory.provider "${config.memory.provider}" is not available; memory stays in MEMORY.md and USER.md`);
+  }
+  return notes;
+}
+
 async function sessionToResume(store: SessionStore, flags: ChatFlags): Promise<string | undefined> {
   if (flags.resume) {
     if (!(await store.getSession(flags.resume))) {
@@ -141,7 +155,9 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
   const home = hermesHome();
   loadDotEnv(home);
   const { config, warnings } = await loadConfigAsync({ home });
-  if (!options.quiet) for (const warning of warnings) process.stderr.write(`hermes: ${warning}\n`);
+  if (!options.quiet) {
+    for (const warning of [...warnings, ...unavailableFeatures(config)]) process.stderr.write(`hermes: ${warning}\n`);
+  }
 
   let baseUrl = flags.baseUrl ?? (config.model.base_url || undefined);
   let provider =

@@ -116,3 +116,30 @@ test("a terminal backend other than local stops the run instead of running comma
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test("a context engine or memory provider this build lacks is named on stderr, and the run goes on", async () => {
+  const fake = await startFakeProvider({ fallback: { text: "fine" } });
+  const home = mkdtempSync(join(tmpdir(), "hermes-wiring-"));
+  try {
+    writeFileSync(join(home, "config.yaml"), "context:\n  engine: lcm\nmemory:\n  provider: honcho\n");
+    const args = ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "custom", "--base-url", `${fake.url}/v1`];
+    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m"], {
+      env: { ...process.env, HERMES_HOME: home },
+    });
+    let stderr = "";
+    let stdout = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 0);
+    assert.equal(stdout, "fine\n");
+    assert.match(stderr, /context\.engine "lcm" is not available; the built-in compressor manages the context/);
+    assert.match(stderr, /memory\.provider "honcho" is not available; memory stays in MEMORY\.md and USER\.md/);
+  } finally {
+    await fake.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
