@@ -1,4 +1,5 @@
 /** Short session titles written by the auxiliary model (task `title`) from a session's first exchange. */
+import { redactSecrets } from "../util/redact.js";
 import type { AuxiliaryClient } from "./auxiliary.js";
 
 const TITLE_INSTRUCTIONS =
@@ -23,7 +24,10 @@ export function cleanTitle(reply: string): string {
 export function titleWithAuxiliary(getClient: () => Promise<AuxiliaryClient>): TitleFn {
   return async (userText, reply, signal) => {
     const client = await getClient();
-    const excerpt = `User: ${userText.slice(0, MAX_EXCERPT_CHARS)}\n\nAssistant: ${reply.slice(0, MAX_EXCERPT_CHARS)}`;
+    // The title model may be another vendor's: keys pasted into the chat stay here.
+    const excerpt = redactSecrets(
+      `User: ${userText.slice(0, MAX_EXCERPT_CHARS)}\n\nAssistant: ${reply.slice(0, MAX_EXCERPT_CHARS)}`,
+    );
     const answer = await client.complete(
       "title",
       [

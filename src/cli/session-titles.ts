@@ -7,6 +7,7 @@
 import type { TitleFn } from "../agent/session-title.js";
 import type { SessionStore } from "../state/session-store.js";
 import { fallbackTitle } from "../state/titles.js";
+import { redactSecrets } from "../util/redact.js";
 
 export class SessionTitler {
   private pending: Promise<void> | undefined;
@@ -49,7 +50,8 @@ export class SessionTitler {
         // The first message stands in.
       }
     }
-    // Someone may have named the session while the model was thinking.
-    if (await untitled()) await store.rename(sessionId, title);
+    // Someone may have named the session while the model was thinking. Titles are shown in
+    // every session list, so a key pasted into the first message must not end up there.
+    if (await untitled()) await store.rename(sessionId, redactSecrets(title));
   }
 }

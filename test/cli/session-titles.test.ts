@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { cleanTitle } from "../../src/agent/session-title.js";
+import { createAuxiliaryClient } from "../../src/agent/auxiliary.js";
+import { cleanTitle, titleWithAuxiliary } from "../../src/agent/session-title.js";
 import { SessionTitler } from "../../src/cli/session-titles.js";
 import { openSessionStore, type SessionStore } from "../../src/state/session-store.js";
 import { startFakeProvider } from "../fake-provider/server.js";
@@ -51,6 +52,41 @@ test("an untitled session is named by the title model, or by its first message w
     await failing.settled();
     assert.equal((await store.getSession(c.id))?.title, "first question");
   });
+});
+
+test("a secret in the first message does not reach the title", async () => {
+  await withStore(async (store) => {
+    const session = await store.createSession({ source: "cli" });
+    const titler = new SessionTitler();
+    titler.afterTurn(store, session.id, "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 fails", "ok");
+    await titler.settled();
+    const title = (await store.getSession(session.id))?.title ?? "";
+    assert.doesNotMatch(title, /abcdefghijklmnopqrstuvwxyz/);
+    assert.match(title, /^key sk-ant\.\.\.6789 fails$/);
+  });
+});
+
+test("the title model gets the first exchange with secrets masked, and its reply is cleaned", async () => {
+  const fake = await startFakeProvider({ fallback: { text: '"Debugging the login flow."' } });
+  try {
+    const client = createAuxiliaryClient({
+      config: { auxiliary: { title: { provider: "auto", base_url: `${fake.url}/v1`, model: "titler" } } },
+      env: {},
+    });
+    const generate = titleWithAuxiliary(async () => client);
+    const title = await generate(
+      "login fails with token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+      "Let us look at it.",
+      new AbortController().signal,
+    );
+    assert.equal(title, "Debugging the login flow");
+    const sent = String(fake.requests.at(-1)?.body.messages[1].content);
+    assert.match(sent, /^User: login fails with token ghp_/);
+    assert.doesNotMatch(sent, /abcdefghijklmnopqrstuvwxyz/);
+    assert.match(sent, /Assistant: Let us look at it\.$/);
+  } finally {
+    await fake.close();
+  }
 });
 
 test("a title the user set, before or while the model thinks, is kept", async () => {
