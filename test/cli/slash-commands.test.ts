@@ -3,13 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { AgentEvent } from "../../src/agent/events.js";
-import { ChatController, type ChatView, type TurnOutcome } from "../../src/cli/tui/controller.js";
-import type { ApprovalAnswer, ApprovalRequest } from "../../src/tools/registry.js";
+import { ChatController } from "../../src/cli/tui/controller.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, RecordedRequest, ScriptStep } from "../fake-provider/types.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
 import { useTitleEndpoint } from "../helpers/title-endpoint.js";
+import { RecordingView } from "./recording-view.js";
 
 let fake: FakeProvider;
 let titles: FakeProvider;
@@ -30,47 +29,6 @@ after(async () => {
   if (savedHome === undefined) delete process.env.HERMES_HOME;
   else process.env.HERMES_HOME = savedHome;
 });
-
-class RecordingView implements ChatView {
-  printed: string[] = [];
-  events: AgentEvent[] = [];
-  outcomes: TurnOutcome[] = [];
-  approvals: ApprovalRequest[] = [];
-  approvalAnswer: ApprovalAnswer = "deny";
-  clarifyAnswer = "";
-  cleared = 0;
-  exited = false;
-  onEvent: (event: AgentEvent) => void = () => {};
-  print(text: string) {
-    this.printed.push(text);
-  }
-  clearScreen() {
-    this.cleared++;
-  }
-  agentEvent(event: AgentEvent) {
-    this.events.push(event);
-    this.onEvent(event);
-  }
-  turnStarted() {}
-  turnEnded(outcome: TurnOutcome) {
-    this.outcomes.push(outcome);
-  }
-  statusChanged() {}
-  async askClarify(question: string) {
-    this.printed.push(`asked: ${question}`);
-    return this.clarifyAnswer;
-  }
-  async askApproval(request: ApprovalRequest) {
-    this.approvals.push(request);
-    return this.approvalAnswer;
-  }
-  exit() {
-    this.exited = true;
-  }
-  get lastPrint(): string {
-    return this.printed.at(-1) ?? "";
-  }
-}
 
 async function session(script: ScriptStep[]): Promise<{ chat: ChatController; view: RecordingView }> {
   fake.setScript(script);

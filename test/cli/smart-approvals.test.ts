@@ -5,11 +5,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseJudgeVerdict, smartJudgeWithAuxiliary } from "../../src/agent/approval-judge.js";
 import { createAuxiliaryClient } from "../../src/agent/auxiliary.js";
-import type { AgentEvent } from "../../src/agent/events.js";
-import { ChatController, type ChatView, type TurnOutcome } from "../../src/cli/tui/controller.js";
-import type { ApprovalAnswer, ApprovalRequest } from "../../src/tools/registry.js";
+import { ChatController } from "../../src/cli/tui/controller.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, RecordedRequest, ScriptedTurn } from "../fake-provider/types.js";
+import { RecordingView } from "./recording-view.js";
 
 test("the judge's verdict is the first word of its reply; anything else asks the user", () => {
   assert.equal(parseJudgeVerdict("APPROVE"), "approve");
@@ -48,31 +47,10 @@ after(async () => {
   else process.env.HERMES_HOME = savedHome;
 });
 
-class View implements ChatView {
-  approvals: ApprovalRequest[] = [];
-  outcomes: TurnOutcome[] = [];
-  print() {}
-  clearScreen() {}
-  agentEvent(_event: AgentEvent) {}
-  turnStarted() {}
-  turnEnded(outcome: TurnOutcome) {
-    this.outcomes.push(outcome);
-  }
-  statusChanged() {}
-  exit() {}
-  async askClarify() {
-    return "";
-  }
-  async askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    this.approvals.push(request);
-    return "deny";
-  }
-}
-
-async function turnWithJudge(reply: string): Promise<{ view: View; answer: string; judged: number }> {
+async function turnWithJudge(reply: string): Promise<{ view: RecordingView; answer: string; judged: number }> {
   judgeReply = reply;
   const before = fake.requests.length;
-  const view = new View();
+  const view = new RecordingView();
   const flags = { provider: "custom", baseUrl: `${fake.url}/v1`, apiKey: "k", model: "scripted" };
   const chat = await ChatController.create(flags, view, { localServers: false });
   try {
