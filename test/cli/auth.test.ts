@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -7,6 +6,7 @@ import { registerAuthCommands } from "../../src/cli/commands/auth.js";
 import { loadCredentialPool, persistPool } from "../../src/cli/credentials.js";
 import { PROVIDERS } from "../../src/llm/providers.js";
 import { AuthStoreError, loadAuthStore } from "../../src/state/auth-store.js";
+import { runNode } from "../helpers/run-node.js";
 import { run, tempHome } from "./commands/state-command-harness.js";
 
 const NOW = 1_700_000_000;
@@ -128,17 +128,11 @@ test("a corrupt auth.json is reported with its path and left untouched", async (
 function hermes(home: string, args: string[], stdin = ""): Promise<{ code: number | null; out: string; err: string }> {
   const env: Record<string, string | undefined> = { ...process.env, HERMES_HOME: home };
   for (const spec of PROVIDERS) for (const name of spec.keyEnvVars) delete env[name];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env, cwd: process.cwd() });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => {
-    out += d;
-  });
-  child.stderr.on("data", (d) => {
-    err += d;
-  });
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+  return runNode(["--import", "tsx", "src/cli/main.ts", ...args], { env, stdin }).then(({ code, stdout, stderr }) => ({
+    code,
+    out: stdout,
+    err: stderr,
+  }));
 }
 
 test("the hermes binary reads a piped key, lists it masked, and exits 1 on a corrupt auth.json", async () => {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { after, before, test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, ScriptStep } from "../fake-provider/types.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
+import { type NodeRun, runNode } from "../helpers/run-node.js";
 
 let fake: FakeProvider;
 let home: string;
@@ -18,33 +18,19 @@ after(async () => {
   await fake.close();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function hermes(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
+async function hermes(
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<NodeRun> {
   home = mkdtempSync(join(tmpdir(), "hermes-cli-"));
-  const child = spawn(process.execPath, ["dist/cli/main.js", ...args], {
-    env: { ...process.env, HERMES_HOME: home, OPENROUTER_API_KEY: "", ...options.env },
-    cwd: process.cwd(),
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  child.stdin.end(options.stdin ?? "");
-  return new Promise((resolve) => {
-    child.on("close", (code) => {
-      rmSync(home, { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
+  try {
+    return await runNode(["dist/cli/main.js", ...args], {
+      env: { ...process.env, HERMES_HOME: home, OPENROUTER_API_KEY: "", ...options.env },
+      ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     });
-  });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 function against(script: ScriptStep[]): string[] {

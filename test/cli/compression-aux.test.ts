@@ -1,22 +1,13 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
+import { type NodeRun, runNode } from "../helpers/run-node.js";
 
-function run(args: string[], home: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["dist/cli/main.js", ...args], { env: { ...process.env, HERMES_HOME: home } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function run(args: string[], home: string): Promise<NodeRun> {
+  return runNode(["dist/cli/main.js", ...args], { env: { ...process.env, HERMES_HOME: home } });
 }
 
 test("hermes chat compresses a full context with the configured auxiliary model", async () => {

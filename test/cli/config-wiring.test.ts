@@ -1,20 +1,18 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
+import { runNode } from "../helpers/run-node.js";
 
 async function oneShot(configYaml: string, url: string): Promise<number | null> {
   const home = mkdtempSync(join(tmpdir(), "hermes-wiring-"));
   writeFileSync(join(home, "config.yaml"), configYaml);
   const args = ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "anthropic", "--base-url", url];
-  const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "claude-sonnet-4", "-Q"], {
+  const { code } = await runNode([...args, "--api-key", "k", "--model", "claude-sonnet-4", "-Q"], {
     env: { ...process.env, HERMES_HOME: home },
-    stdio: "ignore",
   });
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   rmSync(home, { recursive: true, force: true });
   return code;
 }
@@ -44,14 +42,10 @@ test("terminal.cwd in config.yaml is where commands run", async () => {
   try {
     writeFileSync(join(home, "config.yaml"), `terminal:\n  cwd: ${workdir}\n`);
     const args = ["dist/cli/main.js", "chat", "-q", "where?", "--provider", "custom", "--base-url", `${fake.url}/v1`];
-    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m", "--yolo", "-Q"], {
+    const { code, stdout } = await runNode([...args, "--api-key", "k", "--model", "m", "--yolo", "-Q"], {
       env: { ...process.env, HERMES_HOME: home },
     });
-    let stdout = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 0);
+    assert.equal(code, 0);
     assert.match(stdout, new RegExp(workdir.replace(/[/\\^$*+?.()|[\]{}]/g, "\\$&")));
   } finally {
     await fake.close();
@@ -76,11 +70,10 @@ test("web.allow_private_urls in config.yaml lets web_extract read a loopback pag
   const run = async (configYaml: string) => {
     writeFileSync(join(home, "config.yaml"), configYaml);
     const args = ["dist/cli/main.js", "chat", "-q", "read it", "--provider", "custom", "--base-url", `${fake.url}/v1`];
-    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m", "-t", "web", "-Q"], {
+    const { code } = await runNode([...args, "--api-key", "k", "--model", "m", "-t", "web", "-Q"], {
       env: { ...process.env, HERMES_HOME: home, TAVILY_API_KEY: "", EXA_API_KEY: "", FIRECRAWL_API_KEY: "" },
-      stdio: "ignore",
     });
-    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 0);
+    assert.equal(code, 0);
   };
   try {
     await run("model:\n  context_length: 200000\n");
@@ -100,14 +93,10 @@ test("a terminal backend other than local stops the run instead of running comma
   try {
     writeFileSync(join(home, "config.yaml"), "terminal:\n  backend: docker\n");
     const args = ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "custom", "--base-url", `${fake.url}/v1`];
-    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m"], {
+    const { code, stderr } = await runNode([...args, "--api-key", "k", "--model", "m"], {
       env: { ...process.env, HERMES_HOME: home },
     });
-    let stderr = "";
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 2);
+    assert.equal(code, 2);
     assert.match(stderr, /terminal\.backend: docker is not supported yet/);
     assert.match(stderr, /hermes config set terminal\.backend local/);
     assert.equal(fake.requests.filter((r) => r.path.endsWith("/chat/completions")).length, 0);
@@ -123,18 +112,10 @@ test("a context engine or memory provider this build lacks is named on stderr, a
   try {
     writeFileSync(join(home, "config.yaml"), "context:\n  engine: lcm\nmemory:\n  provider: honcho\n");
     const args = ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "custom", "--base-url", `${fake.url}/v1`];
-    const child = spawn(process.execPath, [...args, "--api-key", "k", "--model", "m"], {
+    const { code, stdout, stderr } = await runNode([...args, "--api-key", "k", "--model", "m"], {
       env: { ...process.env, HERMES_HOME: home },
     });
-    let stderr = "";
-    let stdout = "";
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    assert.equal(await new Promise((resolve) => child.on("close", resolve)), 0);
+    assert.equal(code, 0);
     assert.equal(stdout, "fine\n");
     assert.match(stderr, /context\.engine "lcm" is not available; the built-in compressor manages the context/);
     assert.match(stderr, /memory\.provider "honcho" is not available; memory stays in MEMORY\.md and USER\.md/);

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,6 +7,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
+import { type NodeRun, runNode } from "../helpers/run-node.js";
 
 let fake: FakeProvider;
 
@@ -75,22 +75,9 @@ async function startFront(window: number, ready: () => boolean): Promise<Front> 
   };
 }
 
-function hermes(home: string, baseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "custom", "--base-url", `${baseUrl}/v1`, "--model", "m"],
-    { env: { ...process.env, HERMES_HOME: home, OPENROUTER_API_KEY: "" }, cwd: process.cwd() },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  child.stdin.end();
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function hermes(home: string, baseUrl: string): Promise<NodeRun> {
+  const args = ["dist/cli/main.js", "chat", "-q", "hi", "--provider", "custom", "--base-url", `${baseUrl}/v1`];
+  return runNode([...args, "--model", "m"], { env: { ...process.env, HERMES_HOME: home, OPENROUTER_API_KEY: "" } });
 }
 
 test("the context-window probe runs while the session store opens, not before it", async () => {

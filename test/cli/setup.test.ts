@@ -1,29 +1,17 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
 import { registerSetupCommand } from "../../src/cli/commands/setup.js";
+import { type NodeRun, runNode } from "../helpers/run-node.js";
 import { run, tempHome } from "./commands/state-command-harness.js";
 
 const setup = (home: string, ...args: string[]) => run(registerSetupCommand, home, ["setup", ...args]);
 
 /** The real `hermes` entry, so options the root command shares (--model, --provider, ...) are covered. */
-function hermes(home: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    env: { ...process.env, HERMES_HOME: home },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function hermes(home: string, args: string[]): Promise<NodeRun> {
+  return runNode(["--import", "tsx", "src/cli/main.ts", ...args], { env: { ...process.env, HERMES_HOME: home } });
 }
 
 test("setup --non-interactive writes provider and model to config.yaml and the key to .env", async () => {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { after, before, test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
+import { type NodeRun, runNode } from "../helpers/run-node.js";
 import { useTitleEndpoint } from "../helpers/title-endpoint.js";
 
 let fake: FakeProvider;
@@ -25,21 +25,12 @@ after(async () => {
 });
 
 /** `hermes` with piped stdin (not a terminal), so the interactive session runs in line mode. */
-function hermes(stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function hermes(stdin: string): Promise<NodeRun> {
   const args = ["--provider", "custom", "--base-url", `${fake.url}/v1`, "--api-key", "k", "--model", "scripted"];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  return runNode(["--import", "tsx", "src/cli/main.ts", ...args], {
     env: { ...process.env, HERMES_HOME: home, HERMES_YOLO_MODE: "" },
+    stdin,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 test("without a terminal each stdin line is a message or slash command, answers on stdout", async () => {
