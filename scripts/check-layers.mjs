@@ -14,11 +14,13 @@ const ALLOWED = {
   tools: ["util"],
   state: ["util"],
   agent: ["util", "llm", "tools", "state"],
+  // Assembles agents and the shared services of one process for every surface.
+  runtime: ["util", "llm", "tools", "state", "agent"],
 };
 for (const surface of SURFACES) {
   // The cli starts the other surfaces (gateway, cron, acp), so it may import them.
   const peers = surface === "cli" ? SURFACES.filter((s) => s !== "cli") : [];
-  ALLOWED[surface] = ["util", "llm", "tools", "state", "agent", ...peers];
+  ALLOWED[surface] = ["util", "llm", "tools", "state", "agent", "runtime", ...peers];
 }
 
 function areaOf(src, path) {

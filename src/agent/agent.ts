@@ -5,7 +5,7 @@
  * and persists each message as soon as it is final.
  */
 import { randomUUID } from "node:crypto";
-import type { Message, ToolCall } from "../llm/types.js";
+import type { ContentPart, Message, ToolCall } from "../llm/types.js";
 import { sessionIdNew } from "../state/titles.js";
 import { writeTrajectory } from "../state/trajectories.js";
 import type { ToolContext } from "../tools/registry.js";
@@ -42,6 +42,20 @@ import { TurnCaller } from "./turn-caller.js";
 export type { AgentOptions } from "./options.js";
 export type { RunOptions, RunResult } from "./run-types.js";
 
+function asParts(content: Message["content"]): ContentPart[] {
+  if (content === null) return [];
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+/** The stored user message: sanitized text (or parts), after any steering notes. */
+function userContent(prefix: string, input: string | ContentPart[]): string | ContentPart[] {
+  if (typeof input === "string") return prefix + sanitizeUserText(input);
+  const parts = input.map((part) =>
+    part.type === "text" ? { type: "text" as const, text: sanitizeUserText(part.text) } : part,
+  );
+  return prefix ? [{ type: "text", text: prefix }, ...parts] : parts;
+}
+
 function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || (error as { kind?: string }).kind === "abort");
 }
@@ -67,6 +81,8 @@ export class Agent {
   /** Fenced memory recalled for the current turn; sent with each request, never stored. */
   private recalled = "";
   private pendingSteer: string[] = [];
+  /** The current run's options (per-run callbacks and the ephemeral layer). */
+  private runOptions: RunOptions = {};
 
   constructor(readonly options: AgentOptions) {
     this.currentSessionId = options.sessionId ?? sessionIdNew();
@@ -110,6 +126,11 @@ export class Agent {
     if (note) this.pendingSteer.push(note);
   }
 
+  /** A run is in progress. */
+  get running(): boolean {
+    return this.controller !== undefined;
+  }
+
   get messages(): readonly Message[] {
     return this.history;
   }
@@ -137,11 +158,14 @@ export class Agent {
     this.toolNames = undefined;
   }
 
-  async runConversation(userMessage: string, opts: RunOptions = {}): Promise<RunResult> {
+  /** Run one turn. `input` is the user's text, or text and image parts (vision models). */
+  async runConversation(input: string | ContentPart[], opts: RunOptions = {}): Promise<RunResult> {
+    const userMessage = textOf(input);
     const { routes, toolNames } = await this.prepareSession(opts);
     this.budget = this.options.iterationBudget ?? new IterationBudget(this.options.maxIterations ?? 90);
     const controller = new AbortController();
     this.controller = controller;
+    this.runOptions = opts;
     const signal = controller.signal;
     let toolCallCount = 0;
 
@@ -150,7 +174,7 @@ export class Agent {
       .splice(0)
       .map((note) => `[Note from the user: ${note}]\n\n`)
       .join("");
-    await this.appendUserMessage(steerPrefix + sanitizeUserText(userMessage));
+    await this.appendUserMessage(userContent(steerPrefix, input));
     this.recalled = (await this.memory?.recall(userMessage)) ?? "";
 
     const ctx = this.toolContext(opts.taskId ?? randomUUID(), signal);
@@ -252,6 +276,7 @@ export class Agent {
       }
     } finally {
       this.controller = undefined;
+      this.runOptions = {};
       this.turnContext = undefined;
       this.recalled = "";
       await this.recorder.recordUsage(caller.usage, caller.lastRoute.model);
@@ -351,14 +376,19 @@ export class Agent {
         iterationBudget: this.budget,
         ...this.options.services,
       },
-      ...(this.options.clarify ? { clarify: this.options.clarify } : {}),
-      ...(this.options.requestApproval ? { requestApproval: this.options.requestApproval } : {}),
     };
+    const clarify = this.runOptions.clarify ?? this.options.clarify;
+    const requestApproval = this.runOptions.requestApproval ?? this.options.requestApproval;
+    if (clarify) this.turnContext.clarify = clarify;
+    if (requestApproval) this.turnContext.requestApproval = requestApproval;
     return this.turnContext;
   }
 
   private requestMessages(extra: Message[]): Message[] {
-    const system = withEphemeralLayer(this.systemPrompt ?? "", this.options.ephemeralSystemPrompt);
+    const ephemeral = [this.options.ephemeralSystemPrompt, this.runOptions.ephemeralSystemPrompt]
+      .filter(Boolean)
+      .join("\n\n");
+    const system = withEphemeralLayer(this.systemPrompt ?? "", ephemeral || undefined);
     return [{ role: "system", content: system }, ...withRecalledMemory(this.history, this.recalled), ...extra];
   }
 
@@ -399,11 +429,13 @@ export class Agent {
   }
 
   /** A turn interrupted before any reply leaves a user message last; the next one joins it. */
-  private async appendUserMessage(content: string): Promise<void> {
+  private async appendUserMessage(content: string | ContentPart[]): Promise<void> {
     const last = this.history.at(-1);
     await this.recorder.append({ role: "user", content });
     if (last?.role === "user") {
-      this.history[this.history.length - 1] = { role: "user", content: `${textOf(last.content)}\n\n${content}` };
+      const joined: ContentPart[] = [...asParts(last.content), { type: "text", text: "\n\n" }, ...asParts(content)];
+      const merged = joined.every((part) => part.type === "text") ? textOf(joined) : joined;
+      this.history[this.history.length - 1] = { role: "user", content: merged };
     } else {
       this.history.push({ role: "user", content });
     }

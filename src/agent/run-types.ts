@@ -1,5 +1,6 @@
 /** What `Agent.runConversation` takes and returns. */
 import type { Message, Usage } from "../llm/types.js";
+import type { ToolContext } from "../tools/registry.js";
 
 export interface RunOptions {
   /** Replaces the built system prompt for this session. */
@@ -7,6 +8,12 @@ export interface RunOptions {
   /** Prior messages (OpenAI-style, without the system prompt) to continue from. */
   conversationHistory?: Message[];
   taskId?: string;
+  /** Layered on top of the session's system prompt for this run only; never stored. */
+  ephemeralSystemPrompt?: string;
+  /** Answers approval prompts for this run instead of the agent's own callback. */
+  requestApproval?: ToolContext["requestApproval"];
+  /** Answers clarify questions for this run instead of the agent's own callback. */
+  clarify?: ToolContext["clarify"];
 }
 
 export interface RunResult {

@@ -91,6 +91,31 @@ const mcpServer = z
     error: () => "a server with exactly one of `command` (stdio) or `url` (HTTP)",
   });
 
+/**
+ * `gateway.api_server.*` mirrors the API_SERVER_* environment variables (the environment wins).
+ * `max_body_bytes` is our addition.
+ */
+const apiServerSection = section({
+  enabled: bool(false),
+  host: text("127.0.0.1"),
+  port: integerBetween(0, 65_535, 8642),
+  key: text(""),
+  /** Comma-separated origins allowed to call the server from a browser ("" = none, "*" = any). */
+  cors_origins: text(""),
+  model_name: text("hermes-agent"),
+  max_concurrent_runs: integerAtLeast(1, 10),
+  max_body_bytes: integerAtLeast(1024, 4 * 1024 * 1024),
+});
+
+const gatewaySection = section({
+  api_server: apiServerSection,
+  /** Agents kept in memory by a long-lived process (our addition); transcripts reload from the store. */
+  agent_cache: section({
+    max_agents: integerAtLeast(1, 64),
+    idle_timeout_minutes: integerAtLeast(0, 30),
+  }),
+});
+
 export const configSchema = z.object(
   {
     model,
@@ -177,6 +202,7 @@ export const configSchema = z.object(
     credential_pool_strategies: z
       .record(z.string(), oneOf(POOL_STRATEGIES), { error: () => "a mapping of provider ids to strategies" })
       .default({}),
+    gateway: gatewaySection,
     display: section({
       streaming: bool(true),
       show_reasoning: bool(false),

@@ -150,7 +150,51 @@ function migrateToV2(db: Database.Database): void {
   db.exec(V2_SEARCH);
 }
 
-const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [(db) => db.exec(V1), migrateToV2];
+/** The API server's tables (src/state/api-store.ts). Every row carries its API key's namespace. */
+const V3_API = `
+CREATE TABLE api_responses (
+  id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  message_count INTEGER NOT NULL,
+  previous_response_id TEXT,
+  conversation TEXT,
+  body TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX idx_api_responses_conversation ON api_responses(namespace, conversation, created_at);
+CREATE TABLE api_runs (
+  id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  status TEXT NOT NULL,
+  session_id TEXT,
+  input TEXT,
+  output TEXT,
+  error TEXT,
+  usage TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE api_idempotency_keys (
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  body_hash TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (namespace, key)
+);
+CREATE TABLE api_session_owners (
+  session_id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL
+);
+CREATE INDEX idx_api_session_owners_namespace ON api_session_owners(namespace);
+`;
+
+const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
+  (db) => db.exec(V1),
+  migrateToV2,
+  (db) => db.exec(V3_API),
+];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

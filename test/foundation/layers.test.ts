@@ -42,3 +42,21 @@ test("the layer check rejects a sibling import between parts and any import in t
     /src\/tools\/registry\.ts: imports "\.\/other\.js", but the tool registry must import nothing/,
   );
 });
+
+test("the runtime layer may not import a surface, and the agent may not import the runtime", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-layers-runtime-"));
+  try {
+    cpSync("src", join(dir, "src"), { recursive: true });
+    writeFileSync(join(dir, "src", "runtime", "planted.ts"), 'export { EXIT } from "../cli/exit-codes.js";\n');
+    writeFileSync(
+      join(dir, "src", "agent", "planted.ts"),
+      'export type { HermesRuntime } from "../runtime/runtime.js";\n',
+    );
+    const result = checkLayers(dir);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /src\/runtime\/planted\.ts: imports "\.\.\/cli\/exit-codes\.js" \(cli\)/);
+    assert.match(result.stderr, /src\/agent\/planted\.ts: imports "\.\.\/runtime\/runtime\.js" \(runtime\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -138,6 +138,8 @@ function buildChild(task: DelegateTask, env: ChildEnvironment): Agent {
     memory: false,
     cwd: env.ctx.cwd,
     quiet: true,
+    // A child serves the same surface as the agent that delegated to it.
+    ...(env.ctx.platform ? { platform: env.ctx.platform } : {}),
   };
   return new Agent({ ...withoutParentState(env.childOptions(overrides)), ...overrides });
 }

@@ -4,9 +4,9 @@
  * path and never rewritten. State modules load inside the actions, so registering costs nothing.
  */
 import type { Command } from "commander";
+import type { PoolConfig } from "../../runtime/credentials.js";
 import type { AuthStoreData } from "../../state/auth-store.js";
 import { type CredentialRecord, newApiKeyRecord } from "../../util/credential-record.js";
-import type { PoolConfig } from "../credentials.js";
 import { UsageError } from "../exit-codes.js";
 import { type CommandIo, maskSecret, processIo } from "./config.js";
 
@@ -39,7 +39,7 @@ async function readSecretFromStdin(prompt: string): Promise<string> {
 async function modules() {
   const [store, credentials, providers, paths, pool] = await Promise.all([
     import("../../state/auth-store.js"),
-    import("../credentials.js"),
+    import("../../runtime/credentials.js"),
     import("../../llm/providers.js"),
     import("../../state/paths.js"),
     import("../../llm/credential-pool.js"),

@@ -52,7 +52,7 @@ export async function probeProvider(
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<{ ok: boolean; detail: string; hint?: string; models?: string[] }> {
-  const { modelIdsFrom } = await import("../local-servers.js");
+  const { modelIdsFrom } = await import("../../runtime/local-servers.js");
   const url = `${baseUrl.replace(/\/+$/, "")}/models`;
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
@@ -88,7 +88,7 @@ async function providerChecks(config: HermesConfig, options: DoctorOptions): Pro
   let baseUrl = current.baseUrl;
   let model = current.model;
   if (!providerId) {
-    const { detectLocalServer } = await import("../local-servers.js");
+    const { detectLocalServer } = await import("../../runtime/local-servers.js");
     const local = await detectLocalServer();
     if (!local) {
       results.push({

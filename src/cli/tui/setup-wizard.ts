@@ -4,13 +4,13 @@
  */
 import * as p from "@clack/prompts";
 import { PROVIDERS, resolveProvider } from "../../llm/providers.js";
+import { detectLocalServer, modelIdsFrom } from "../../runtime/local-servers.js";
 import { loadConfig } from "../../state/config.js";
 import { getToolset, listToolsets } from "../../tools/toolsets.js";
 import type { CommandIo } from "../commands/config.js";
 import type { SetupFlags } from "../commands/setup.js";
 import { writeSetup } from "../commands/setup.js";
 import { EXIT } from "../exit-codes.js";
-import { detectLocalServer, modelIdsFrom } from "../local-servers.js";
 
 class SetupCancelled extends Error {}
 

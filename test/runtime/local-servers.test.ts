@@ -4,9 +4,9 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { detectLocalServer, modelIdsFrom } from "../../src/cli/local-servers.js";
 import { buildRuntime, NO_PROVIDER_HELP } from "../../src/cli/runtime.js";
 import { PROVIDERS } from "../../src/llm/providers.js";
+import { detectLocalServer, modelIdsFrom } from "../../src/runtime/local-servers.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
 

@@ -11,7 +11,7 @@ import {
   type ProbeOptions,
   probeContextLength,
 } from "../llm/context-windows.js";
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "./errors.js";
 
 export interface ContextCheckInput {
   model: string;

@@ -1,5 +1,5 @@
 /**
- * The tools a CLI session gets: the built-ins, skills (seeded on first run), delegation, and
+ * The tools a runtime's sessions get: the built-ins, skills (seeded on first run), delegation, and
  * the configured MCP servers, started in the background so a slow server never holds up the
  * first prompt beyond its own connect timeout.
  */
@@ -33,7 +33,14 @@ async function persistAllowlist(home: string, config: HermesConfig, pattern: str
 
 export async function assembleTools(
   registry: ToolRegistry,
-  input: { home: string; cwd: string; config: HermesConfig; yolo: boolean; quiet: boolean; smartJudge?: SmartJudge },
+  input: {
+    home: string;
+    cwd: string;
+    config: HermesConfig;
+    yolo: boolean;
+    notice: (message: string) => void;
+    smartJudge?: SmartJudge;
+  },
 ): Promise<SessionTools> {
   const { home, cwd, config } = input;
   const approvals = approvalPolicyFromConfig(config, {
@@ -55,12 +62,11 @@ export async function assembleTools(
   try {
     seedBundledSkills(home);
   } catch (error) {
-    if (!input.quiet) process.stderr.write(`hermes: could not seed the bundled skills: ${(error as Error).message}\n`);
+    input.notice(`could not seed the bundled skills: ${(error as Error).message}`);
   }
   registerSkillsTools(registry, { home, cwd });
   const { skills, problems } = discoverSkills({ home, cwd });
-  if (!input.quiet)
-    for (const problem of problems) process.stderr.write(`hermes: skill ${problem.path}: ${problem.message}\n`);
+  for (const problem of problems) input.notice(`skill ${problem.path}: ${problem.message}`);
 
   let mcp: McpManager | undefined;
   if (Object.keys(config.mcp_servers).length > 0) {
@@ -72,12 +78,11 @@ export async function assembleTools(
 }
 
 /** Wait for MCP servers (each bounded by its connect timeout) and report the ones that failed. */
-export async function awaitMcp(mcp: McpManager | undefined, quiet: boolean): Promise<void> {
+export async function awaitMcp(mcp: McpManager | undefined, notice: (message: string) => void): Promise<void> {
   if (!mcp) return;
   const statuses = await mcp.start();
-  if (quiet) return;
+  const failed = statuses.filter((s) => s.state !== "connected");
+  if (failed.length === 0) return;
   const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
-  for (const line of formatMcpStatus(statuses.filter((s) => s.state !== "connected"))) {
-    process.stderr.write(`hermes: ${line}\n`);
-  }
+  for (const line of formatMcpStatus(failed)) notice(line);
 }

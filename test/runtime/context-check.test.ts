@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkContextWindow } from "../../src/cli/context-check.js";
-import { UsageError } from "../../src/cli/exit-codes.js";
+import { checkContextWindow } from "../../src/runtime/context-check.js";
+import { UsageError } from "../../src/runtime/errors.js";
 
 const base = { provider: "custom", apiKey: "k", configured: 0, minimum: 64_000 };
 

@@ -1,0 +1,145 @@
+/** The agent options every session of a runtime starts from, built once from config.yaml. */
+import { join } from "node:path";
+import type { AgentOptions } from "../agent/agent.js";
+import { type AuxiliaryClient, createAuxiliaryClient, summarizeWithAuxiliary } from "../agent/auxiliary.js";
+import type { SummarizeFn } from "../agent/compressor.js";
+import { DEFAULT_CONTEXT_LENGTH } from "../agent/context-window.js";
+import { guardrailsConfigFromYaml, ToolGuardrails } from "../agent/guardrails.js";
+import { MemoryManager } from "../agent/memory-manager.js";
+import { resolveRoutes } from "../agent/options.js";
+import type { CredentialPool } from "../llm/credential-pool.js";
+import type { HermesConfig } from "../state/config-schema.js";
+import { MemoryStore } from "../state/memory-store.js";
+import { hermesPaths } from "../state/paths.js";
+import type { SessionStore } from "../state/session-store.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { ContextCheck } from "./context-check.js";
+import type { ModelChoice } from "./model-choice.js";
+import type { RuntimeOverrides } from "./runtime.js";
+
+/** A memory scope name as a directory name: anything else becomes `_`, and it is never empty. */
+export function memoryScopeDir(scope: string): string {
+  const safe = scope
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 120);
+  return safe || "_";
+}
+
+/** `memory.*` in config: the built-in MEMORY.md / USER.md with their limits, or none. */
+export function memoryOption(home: string, config: HermesConfig, scope?: string): Pick<AgentOptions, "memory"> {
+  if (!config.memory.memory_enabled) return { memory: false };
+  const root = hermesPaths(home).memoriesDir;
+  const store = new MemoryStore({
+    dir: scope === undefined ? root : join(root, "scopes", memoryScopeDir(scope)),
+    memoryCharLimit: config.memory.memory_char_limit,
+    userCharLimit: config.memory.user_char_limit,
+    userProfileEnabled: config.memory.user_profile_enabled,
+  });
+  return { memory: new MemoryManager({ store }) };
+}
+
+/**
+ * The auxiliary client (`auxiliary.<task>`, `auto` = the main model first), built on first use
+ * so a session that never needs it never pays for it. `agentOptions` is read at that moment.
+ */
+export function lazyAuxiliaryClient(
+  config: HermesConfig,
+  agentOptions: () => AgentOptions,
+  notice: (message: string) => void,
+): () => Promise<AuxiliaryClient> {
+  let client: Promise<AuxiliaryClient> | undefined;
+  return () => {
+    client ??= resolveRoutes(agentOptions()).then(([mainRoute]) =>
+      createAuxiliaryClient({
+        config,
+        ...(mainRoute ? { mainRoute } : {}),
+        env: process.env,
+        onNotice: notice,
+      }),
+    );
+    return client;
+  };
+}
+
+/** Compression summaries go to the auxiliary model of the `compression` task. */
+function lazySummarizer(auxiliary: () => Promise<AuxiliaryClient>): SummarizeFn {
+  return async (prompt, opts) => summarizeWithAuxiliary(await auxiliary())(prompt, opts);
+}
+
+/** Settings that name something this build does not have, with what happens instead. */
+export function unavailableFeatures(config: HermesConfig): string[] {
+  const notes: string[] = [];
+  if (config.context.engine !== "compressor") {
+    notes.push(
+      `context.engine "${config.context.engine}" is not available; the built-in compressor manages the context`,
+    );
+  }
+  if (config.memory.provider) {
+    notes.push(`memory.provider "${config.memory.provider}" is not available; memory stays in MEMORY.md and USER.md`);
+  }
+  return notes;
+}
+
+export interface BaseOptionsInput {
+  home: string;
+  cwd: string;
+  config: HermesConfig;
+  choice: ModelChoice;
+  overrides: RuntimeOverrides;
+  store: SessionStore;
+  registry: ToolRegistry;
+  context: ContextCheck;
+  skillsIndex: string;
+  auxiliary: () => Promise<AuxiliaryClient>;
+  platform: string;
+  interactive: boolean;
+  credentialPool?: CredentialPool;
+}
+
+export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
+  const { config, choice, overrides, context, store } = input;
+  return {
+    model: choice.model,
+    provider: choice.info.id,
+    ...(choice.baseUrl ? { baseUrl: choice.baseUrl } : {}),
+    ...(overrides.apiKey ? { apiKey: overrides.apiKey } : {}),
+    ...(choice.apiMode ? { apiMode: choice.apiMode } : {}),
+    ...(input.credentialPool ? { credentialPool: input.credentialPool } : {}),
+    fallbackProviders: config.fallback_providers.map((f) => ({
+      provider: f.provider,
+      model: f.model,
+      ...(f.base_url ? { baseUrl: f.base_url } : {}),
+      ...(f.api_mode && f.api_mode !== "auto" ? { apiMode: f.api_mode as NonNullable<AgentOptions["apiMode"]> } : {}),
+    })),
+    maxIterations: overrides.maxTurns ?? config.agent.max_turns,
+    registry: input.registry,
+    platform: input.platform,
+    sessionStore: store,
+    home: input.home,
+    cwd: input.cwd,
+    interactive: input.interactive,
+    services: { sessionSearch: (query: string, limit: number) => store.search(query, { limit }) },
+    quiet: true,
+    skillsIndex: input.skillsIndex,
+    saveTrajectories: Boolean(overrides.saveTrajectories) || config.agent.save_trajectories,
+    promptCache: config.prompt_caching.enabled ? { ttl: config.prompt_caching.cache_ttl } : false,
+    guardrails: new ToolGuardrails(guardrailsConfigFromYaml(config.tool_loop_guardrails)),
+    ...memoryOption(input.home, config),
+    compression: {
+      enabled: config.compression.enabled,
+      threshold: config.compression.threshold,
+      targetRatio: config.compression.target_ratio,
+      protectFirstN: config.compression.protect_first_n,
+      protectLastN: config.compression.protect_last_n,
+    },
+    // A server that was already probed is not probed again by the agent: unknown means the default.
+    ...(context.contextLength || context.probed
+      ? { contextLength: context.contextLength ?? DEFAULT_CONTEXT_LENGTH }
+      : {}),
+    ...(context.extraBody ? { extraBody: context.extraBody } : {}),
+    ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
+    ...(config.agent.reasoning_effort ? { reasoningEffort: config.agent.reasoning_effort } : {}),
+    summarize: lazySummarizer(input.auxiliary),
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * One runtime per process: config.yaml + HERMES_HOME + overrides turned into the shared
+ * services every session uses (session store, tools and MCP servers, skills, credentials and
+ * fallback routes, the auxiliary client, the approval policy), and agents handed out per
+ * session key from a bounded cache. Nothing here writes to a terminal: notices go to a callback.
+ */
+import { resolve as resolvePath } from "node:path";
+import { Agent, type AgentOptions } from "../agent/agent.js";
+import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
+import type { AuxiliaryClient } from "../agent/auxiliary.js";
+import { IterationBudget } from "../agent/budget.js";
+import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
+import type { AgentListener } from "../agent/events.js";
+import type { CredentialPool } from "../llm/credential-pool.js";
+import { AuthStoreError } from "../state/auth-store.js";
+import { loadConfigAsync } from "../state/config-load.js";
+import type { HermesConfig } from "../state/config-schema.js";
+import { loadDotEnv } from "../state/dotenv.js";
+import { hermesHome, hermesPaths } from "../state/paths.js";
+import { profileHome } from "../state/profiles.js";
+import { openSessionStore, type SessionStore } from "../state/session-store.js";
+import type { ApprovalPolicy } from "../tools/approval/policy.js";
+import { type ToolContext, ToolRegistry } from "../tools/registry.js";
+import { AgentCache } from "./agent-cache.js";
+import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeatures } from "./agent-options.js";
+import { checkContextWindow } from "./context-check.js";
+import { loadCredentialPool, persistPool } from "./credentials.js";
+import type { DetectOptions } from "./local-servers.js";
+import { chooseModel, type ModelOverrides } from "./model-choice.js";
+import { assembleTools, awaitMcp } from "./tools.js";
+
+export { unavailableFeatures } from "./agent-options.js";
+export { NO_PROVIDER_HELP, providerFromEnvironment } from "./model-choice.js";
+
+/** `important` notices are worth showing even to a user who asked for quiet output. */
+export type NoticeLevel = "warning" | "important";
+
+export interface RuntimeCallbacks {
+  /** Warnings and notices for whoever runs this process (a terminal, a log). */
+  onNotice?: (message: string, level: NoticeLevel) => void;
+  /** Default answerer of clarify questions for agents that get none of their own. */
+  clarify?: ToolContext["clarify"];
+  /** Default answerer of approval prompts for agents that get none of their own. */
+  requestApproval?: ToolContext["requestApproval"];
+}
+
+export interface RuntimeOverrides extends ModelOverrides {
+  /** Maximum model calls per run (`agent.max_turns`). */
+  maxTurns?: number;
+  /** Toolsets every agent gets unless its request names its own. */
+  toolsets?: string[];
+  /** Run dangerous commands without asking (`--yolo`). */
+  yolo?: boolean;
+  saveTrajectories?: boolean;
+}
+
+export interface OpenRuntimeOptions {
+  /** HERMES_HOME to use; default `$HERMES_HOME` or `~/.hermes` (or the profile's home). */
+  home?: string;
+  /** A profile name: its home under `~/.hermes/profiles/`. Ignored when `home` is given. */
+  profile?: string;
+  overrides?: RuntimeOverrides;
+  callbacks?: RuntimeCallbacks;
+  /** Where to look for a local model server when nothing is configured; `false` skips the probe. */
+  localServers?: DetectOptions | false;
+  /** The platform agents run for unless a request names one ("cli", "api_server", ...). */
+  platform?: string;
+  /** Whether a person is present to answer prompts (default false). */
+  interactive?: boolean;
+  /** Skip loading `.env` into the environment (already loaded by the caller). */
+  skipDotEnv?: boolean;
+}
+
+export interface AgentRequest {
+  platform?: string;
+  toolsets?: string[];
+  /** Continue this stored session (its transcript is loaded on the first run). */
+  sessionId?: string;
+  interactive?: boolean;
+  clarify?: ToolContext["clarify"];
+  requestApproval?: ToolContext["requestApproval"];
+  /** Keep MEMORY.md / USER.md under `memories/scopes/<scope>/` instead of the shared files. */
+  memoryScope?: string;
+  /** Text layered on top of the system prompt of every request; never stored. */
+  ephemeralSystemPrompt?: string;
+  maxIterations?: number;
+  onEvent?: AgentListener;
+}
+
+export interface HermesRuntime {
+  readonly home: string;
+  readonly config: HermesConfig;
+  readonly model: string;
+  readonly provider: string;
+  /** The base URL in use, when one was given or detected. */
+  readonly baseUrl: string | undefined;
+  readonly store: SessionStore;
+  /** The approval policy shared by the shell tools (`/yolo` flips its `yolo` flag). */
+  readonly approvals: ApprovalPolicy;
+  readonly registry: ToolRegistry;
+  /** The cached agent for `key`, or a new one (cached) built from `request`. */
+  agentFor(key: string, request?: AgentRequest): Agent;
+  /** A new agent that is not cached (one-off runs). */
+  createAgent(request?: AgentRequest): Agent;
+  /** Forget the cached agent for `key`. */
+  evict(key: string): boolean;
+  /** Keys of the agents now in memory, least recently used first. */
+  cachedKeys(): string[];
+  /** The auxiliary-model client for side tasks (titles, summaries), built on first use. */
+  auxiliary(): Promise<AuxiliaryClient>;
+  /** Restart the MCP servers from the current config.yaml; returns status lines. */
+  reloadMcp(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+function homeFor(options: OpenRuntimeOptions): string {
+  if (options.home) return options.home;
+  if (options.profile) return profileHome(options.profile);
+  return hermesHome();
+}
+
+export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<HermesRuntime> {
+  const home = homeFor(options);
+  const overrides = options.overrides ?? {};
+  const callbacks = options.callbacks ?? {};
+  const notice = (message: string, level: NoticeLevel = "warning") => callbacks.onNotice?.(message, level);
+  if (!options.skipDotEnv) loadDotEnv(home);
+  const { config, warnings } = await loadConfigAsync({ home });
+  for (const warning of [...warnings, ...unavailableFeatures(config)]) notice(warning);
+
+  const choice = await chooseModel(config, overrides, {
+    ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
+    notice: (message) => notice(message, "important"),
+  });
+  if (config.terminal.backend !== "local") {
+    // Running "sandboxed" commands on the host instead would be worse than not running at all.
+    const { UsageError } = await import("./errors.js");
+    throw new UsageError(
+      `terminal.backend: ${config.terminal.backend} is not supported yet, and commands must not silently run on this machine instead. ` +
+        "Set terminal.backend: local (hermes config set terminal.backend local) to run them here.",
+    );
+  }
+  // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
+  const cwd = resolvePath(process.cwd(), config.terminal.cwd);
+  const registry = new ToolRegistry();
+  // Filled in below; the auxiliary client reads it only when a task first needs it.
+  let base: AgentOptions | undefined;
+  const auxiliary = lazyAuxiliaryClient(config, () => base!, notice);
+  const tools = await assembleTools(registry, {
+    home,
+    cwd,
+    config,
+    yolo: Boolean(overrides.yolo),
+    notice,
+    ...(config.approvals.mode === "smart" ? { smartJudge: smartJudgeWithAuxiliary(auxiliary) } : {}),
+  });
+  let credentialPool: CredentialPool | undefined;
+  try {
+    credentialPool = overrides.apiKey ? undefined : loadCredentialPool(home, choice.info.id, config, process.env);
+  } catch (error) {
+    if (!(error instanceof AuthStoreError)) throw error;
+    notice(error.message, "important");
+  }
+  // The window probe mostly waits on the server and opening the store on loading SQLite, so
+  // the two run side by side.
+  const [contextCheck, storeOpening] = await Promise.allSettled([
+    checkContextWindow({
+      model: choice.model,
+      provider: choice.info.id,
+      baseUrl: choice.baseUrl,
+      apiKey: overrides.apiKey,
+      configured: config.model.context_length,
+      minimum: config.model.min_context_length,
+    }),
+    openSessionStore(hermesPaths(home).stateDb),
+  ]);
+  if (contextCheck.status === "rejected") {
+    if (storeOpening.status === "fulfilled") storeOpening.value.close();
+    await tools.mcp?.close();
+    throw contextCheck.reason;
+  }
+  if (storeOpening.status === "rejected") {
+    await tools.mcp?.close();
+    throw storeOpening.reason;
+  }
+  const store = storeOpening.value;
+  const defaultToolsets = () => overrides.toolsets ?? [...config.toolsets, ...tools.mcpToolsets];
+  const baseOptions: AgentOptions = baseAgentOptions({
+    home,
+    cwd,
+    config,
+    choice,
+    overrides,
+    store,
+    registry,
+    context: contextCheck.value,
+    skillsIndex: tools.skillsIndex,
+    auxiliary,
+    platform: options.platform ?? "cli",
+    interactive: options.interactive ?? false,
+    ...(credentialPool ? { credentialPool } : {}),
+  });
+  base = baseOptions;
+  // Subagents draw on each run's budget through the tool context; this one is only a fallback.
+  registerDelegateTool(
+    registry,
+    delegationDepsFrom(baseOptions, new IterationBudget(baseOptions.maxIterations ?? 90), config.delegation),
+  );
+  await awaitMcp(tools.mcp, notice);
+
+  /** Agents whose toolsets follow the configuration (and so gain MCP toolsets on reload). */
+  const followsConfig = new Set<WeakRef<Agent>>();
+  const cache = new AgentCache({
+    maxAgents: config.gateway.agent_cache.max_agents,
+    idleMs: config.gateway.agent_cache.idle_timeout_minutes * 60_000,
+  });
+
+  const createAgent = (request: AgentRequest = {}): Agent => {
+    const agentOptions: AgentOptions = {
+      ...baseOptions,
+      enabledToolsets: [...(request.toolsets ?? defaultToolsets())],
+      ...(request.platform ? { platform: request.platform } : {}),
+      ...(request.interactive !== undefined ? { interactive: request.interactive } : {}),
+      ...(request.sessionId ? { sessionId: request.sessionId } : {}),
+      ...(request.ephemeralSystemPrompt ? { ephemeralSystemPrompt: request.ephemeralSystemPrompt } : {}),
+      ...(request.maxIterations ? { maxIterations: request.maxIterations } : {}),
+      ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+      ...(request.memoryScope !== undefined ? memoryOption(home, config, request.memoryScope) : {}),
+    };
+    const clarify = request.clarify ?? callbacks.clarify;
+    const requestApproval = request.requestApproval ?? callbacks.requestApproval;
+    if (clarify) agentOptions.clarify = clarify;
+    if (requestApproval) agentOptions.requestApproval = requestApproval;
+    const agent = new Agent(agentOptions);
+    if (!request.toolsets && !overrides.toolsets) followsConfig.add(new WeakRef(agent));
+    return agent;
+  };
+
+  return {
+    home,
+    config,
+    model: choice.model,
+    provider: choice.info.id,
+    baseUrl: choice.baseUrl,
+    store,
+    approvals: tools.approvals,
+    registry,
+    createAgent,
+    agentFor(key, request) {
+      const cached = cache.get(key);
+      if (cached) return cached;
+      const agent = createAgent(request);
+      cache.set(key, agent);
+      return agent;
+    },
+    evict: (key) => cache.delete(key),
+    cachedKeys: () => cache.keys(),
+    auxiliary,
+    reloadMcp: async () => {
+      const servers = (await loadConfigAsync({ home })).config.mcp_servers;
+      if (!tools.mcp) {
+        if (Object.keys(servers).length === 0) return ["No MCP servers are configured (see hermes mcp add)."];
+        const { McpManager } = await import("../tools/mcp/manager.js");
+        tools.mcp = new McpManager({ servers, registry });
+      }
+      const statuses = await tools.mcp.reload(servers);
+      tools.mcpToolsets = tools.mcp.toolsetNames();
+      for (const ref of followsConfig) {
+        const agent = ref.deref();
+        if (!agent) {
+          followsConfig.delete(ref);
+          continue;
+        }
+        const enabled = agent.options.enabledToolsets;
+        for (const toolset of tools.mcpToolsets) if (enabled && !enabled.includes(toolset)) enabled.push(toolset);
+        agent.refreshTools();
+      }
+      const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
+      return formatMcpStatus(statuses);
+    },
+    close: async () => {
+      cache.close();
+      if (credentialPool) {
+        await persistPool(home, credentialPool).catch((error: Error) => {
+          notice(`could not save credential status: ${error.message}`, "important");
+        });
+      }
+      await tools.mcp?.close();
+      store.close();
+    },
+  };
+}

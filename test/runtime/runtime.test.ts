@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Agent } from "../../src/agent/agent.js";
+import { AgentCache } from "../../src/runtime/agent-cache.js";
+import { memoryScopeDir } from "../../src/runtime/agent-options.js";
+import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
+import { startFakeProvider } from "../fake-provider/server.js";
+import type { FakeProvider, RecordedRequest } from "../fake-provider/types.js";
+import { tempDir } from "../state/temp-dir.js";
+
+let fake: FakeProvider;
+const opened: HermesRuntime[] = [];
+
+/** The text of the last user message the model was sent. */
+function lastUserText(req: RecordedRequest): string {
+  const users = (req.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user");
+  const content = users.at(-1)?.content;
+  return typeof content === "string" ? content : JSON.stringify(content);
+}
+
+before(async () => {
+  fake = await startFakeProvider({ fallback: (req) => ({ text: `echo: ${lastUserText(req)}` }) });
+});
+after(async () => {
+  for (const runtime of opened) await runtime.close();
+  await fake.close();
+});
+
+async function open(config = "", notices: string[] = []): Promise<HermesRuntime> {
+  const home = tempDir("hermes-runtime-");
+  writeFileSync(
+    join(home, "config.yaml"),
+    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${fake.url}/v1\n${config}`,
+  );
+  const runtime = await openRuntime({
+    home,
+    localServers: false,
+    skipDotEnv: true,
+    callbacks: { onNotice: (message) => notices.push(message) },
+  });
+  opened.push(runtime);
+  return runtime;
+}
+
+test("a runtime hands out one agent per session key and a new one for another key", async () => {
+  const runtime = await open();
+  const a = runtime.agentFor("chat:1", { platform: "api_server" });
+  assert.equal(runtime.agentFor("chat:1"), a);
+  const b = runtime.agentFor("chat:2");
+  assert.notEqual(a, b);
+  assert.equal(a.options.platform, "api_server");
+  assert.deepEqual(runtime.cachedKeys(), ["chat:1", "chat:2"]);
+});
+
+test("an agent dropped from the cache is rebuilt with its transcript reloaded from the store", async () => {
+  const runtime = await open("gateway:\n  agent_cache:\n    max_agents: 1\n");
+  const first = runtime.agentFor("k1");
+  const result = await first.runConversation("remember the word kumquat");
+  assert.equal(result.finalResponse, "echo: remember the word kumquat");
+  runtime.agentFor("k2"); // pushes k1 out: the limit is one agent
+  assert.deepEqual(runtime.cachedKeys(), ["k2"]);
+  const again = runtime.agentFor("k1", { sessionId: result.sessionId });
+  assert.notEqual(again, first);
+  await again.runConversation("and now?");
+  const sent = fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+  assert.ok(sent.some((m) => m.role === "user" && m.content === "remember the word kumquat"));
+  assert.equal((await runtime.store.getMessages(result.sessionId)).length, 4);
+});
+
+test("notices go to the callback, and the runtime writes nothing to stderr", async () => {
+  const notices: string[] = [];
+  const writes: string[] = [];
+  const original = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string) => {
+    writes.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await open("no_such_key: 1\ncontext:\n  engine: lcm\n", notices);
+  } finally {
+    process.stderr.write = original;
+  }
+  assert.ok(notices.some((n) => /unknown key "no_such_key"/.test(n)));
+  assert.ok(notices.some((n) => /context.engine "lcm" is not available/.test(n)));
+  assert.deepEqual(writes, []);
+});
+
+test("a memory scope keeps its own MEMORY.md apart from the shared one", async () => {
+  const runtime = await open();
+  const scoped = runtime.createAgent({ memoryScope: "user/../42" });
+  const store = (scoped.options.memory as { store: { add(target: string, text: string): Promise<unknown> } }).store;
+  await store.add("memory", "likes tea");
+  const dir = join(runtime.home, "memories", "scopes", memoryScopeDir("user/../42"));
+  assert.ok(readFileSync(join(dir, "MEMORY.md"), "utf8").includes("likes tea"));
+  assert.equal(existsSync(join(runtime.home, "memories", "MEMORY.md")), false);
+  assert.doesNotMatch(memoryScopeDir("../../etc"), /\//);
+});
+
+test("per-run callbacks and an ephemeral layer apply to that run only", async () => {
+  const runtime = await open();
+  const agent = runtime.agentFor("layers");
+  await agent.runConversation("one", { ephemeralSystemPrompt: "Answer in French." });
+  const withLayer = fake.requests.at(-1)!.body.messages[0].content as string;
+  assert.match(withLayer, /Answer in French\.$/);
+  await agent.runConversation("two");
+  const without = fake.requests.at(-1)!.body.messages[0].content as string;
+  assert.doesNotMatch(without, /Answer in French/);
+  assert.equal(without, withLayer.replace(/\n\nAnswer in French\.$/, ""));
+});
+
+test("the agent cache drops idle agents but never one that is running", () => {
+  let now = 0;
+  const cache = new AgentCache({ maxAgents: 2, idleMs: 1000, now: () => now });
+  const idle = { running: false } as Agent;
+  const busy = { running: true } as Agent;
+  cache.set("idle", idle);
+  cache.set("busy", busy);
+  now = 5000;
+  assert.deepEqual(cache.dropIdle(), ["idle"]);
+  assert.deepEqual(cache.keys(), ["busy"]);
+  cache.set("a", idle);
+  cache.set("b", idle);
+  // Over the limit: the oldest idle agent goes, the running one stays.
+  assert.deepEqual(cache.keys(), ["busy", "b"]);
+  cache.close();
+});
