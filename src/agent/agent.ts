@@ -370,7 +370,7 @@ export class Agent {
       taskId,
       signal,
       platform: this.options.platform ?? "cli",
-      interactive: this.options.interactive ?? false,
+      interactive: this.runOptions.interactive ?? this.options.interactive ?? false,
       services: {
         ...(memoryStore ? { memory: memoryStore } : {}),
         iterationBudget: this.budget,

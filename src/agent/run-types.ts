@@ -12,6 +12,8 @@ export interface RunOptions {
   ephemeralSystemPrompt?: string;
   /** Answers approval prompts for this run instead of the agent's own callback. */
   requestApproval?: ToolContext["requestApproval"];
+  /** Whether a person answers this run's prompts (overrides the agent's `interactive`). */
+  interactive?: boolean;
   /** Answers clarify questions for this run instead of the agent's own callback. */
   clarify?: ToolContext["clarify"];
 }

@@ -7,6 +7,7 @@ import { packageVersion } from "../util/version.js";
 import { registerAuthCommands } from "./commands/auth.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
+import { registerGatewayCommands } from "./commands/gateway.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelCommand } from "./commands/model.js";
 import { registerProfileCommands } from "./commands/profile.js";
@@ -114,6 +115,7 @@ export function buildProgram(): Command {
   registerModelCommand(program);
   registerDoctorCommand(program);
   registerToolsCommand(program);
+  registerGatewayCommands(program);
 
   program
     .command("version")

@@ -67,6 +67,8 @@ export interface OpenRuntimeOptions {
   platform?: string;
   /** Whether a person is present to answer prompts (default false). */
   interactive?: boolean;
+  /** The surface's own toolsets in place of config.yaml's `toolsets` (MCP toolsets are added). */
+  toolsets?: string[];
   /** Skip loading `.env` into the environment (already loaded by the caller). */
   skipDotEnv?: boolean;
 }
@@ -85,6 +87,8 @@ export interface AgentRequest {
   ephemeralSystemPrompt?: string;
   maxIterations?: number;
   onEvent?: AgentListener;
+  /** `false`: the agent writes nothing to the session store (OpenAI's `store: false`). */
+  persist?: boolean;
 }
 
 export interface HermesRuntime {
@@ -104,6 +108,8 @@ export interface HermesRuntime {
   createAgent(request?: AgentRequest): Agent;
   /** Forget the cached agent for `key`. */
   evict(key: string): boolean;
+  /** The toolsets an agent gets when its request names none. */
+  defaultToolsets(): string[];
   /** Keys of the agents now in memory, least recently used first. */
   cachedKeys(): string[];
   /** The auxiliary-model client for side tasks (titles, summaries), built on first use. */
@@ -184,7 +190,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     throw storeOpening.reason;
   }
   const store = storeOpening.value;
-  const defaultToolsets = () => overrides.toolsets ?? [...config.toolsets, ...tools.mcpToolsets];
+  const defaultToolsets = () => overrides.toolsets ?? [...(options.toolsets ?? config.toolsets), ...tools.mcpToolsets];
   const baseOptions: AgentOptions = baseAgentOptions({
     home,
     cwd,
@@ -227,6 +233,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
       ...(request.memoryScope !== undefined ? memoryOption(home, config, request.memoryScope) : {}),
     };
+    if (request.persist === false) delete agentOptions.sessionStore;
     const clarify = request.clarify ?? callbacks.clarify;
     const requestApproval = request.requestApproval ?? callbacks.requestApproval;
     if (clarify) agentOptions.clarify = clarify;
@@ -254,6 +261,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       return agent;
     },
     evict: (key) => cache.delete(key),
+    defaultToolsets: () => [...defaultToolsets()],
     cachedKeys: () => cache.keys(),
     auxiliary,
     reloadMcp: async () => {

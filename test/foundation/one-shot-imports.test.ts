@@ -18,6 +18,8 @@ const NOT_ON_THE_ONE_SHOT_PATH = [
   /pi-tui/,
   /@clack\/prompts/,
   /@aws-sdk/,
+  /\/node_modules\/hono\//,
+  /@hono\/node-server/,
   /\/node_modules\/bindings\//,
   // Inlined into the bundle:
   /\/node_modules\/(better-sqlite3|commander|eventsource-parser)\/.*\.js$/,

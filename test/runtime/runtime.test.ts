@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Agent } from "../../src/agent/agent.js";
+import type { MemoryManager } from "../../src/agent/memory-manager.js";
 import { AgentCache } from "../../src/runtime/agent-cache.js";
 import { memoryScopeDir } from "../../src/runtime/agent-options.js";
 import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
@@ -90,8 +91,8 @@ test("notices go to the callback, and the runtime writes nothing to stderr", asy
 test("a memory scope keeps its own MEMORY.md apart from the shared one", async () => {
   const runtime = await open();
   const scoped = runtime.createAgent({ memoryScope: "user/../42" });
-  const store = (scoped.options.memory as { store: { add(target: string, text: string): Promise<unknown> } }).store;
-  await store.add("memory", "likes tea");
+  const memory = scoped.options.memory as MemoryManager;
+  memory.store!.add("memory", "likes tea");
   const dir = join(runtime.home, "memories", "scopes", memoryScopeDir("user/../42"));
   assert.ok(readFileSync(join(dir, "MEMORY.md"), "utf8").includes("likes tea"));
   assert.equal(existsSync(join(runtime.home, "memories", "MEMORY.md")), false);

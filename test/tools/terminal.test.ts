@@ -205,6 +205,18 @@ describe("terminal: approvals", () => {
     assert.equal(asked.length, 0);
   });
 
+  test("an API server run asks only when it says a person answers, and denies when they do", async () => {
+    const run = setup();
+    const { asked, requestApproval } = approver("deny");
+    const unsaid = victimCtx({ requestApproval, platform: "api_server" });
+    assert.match((await run({ command: dangerous }, unsaid)).error ?? "", /Nobody is available to approve/);
+    assert.equal(asked.length, 0);
+    const attended = victimCtx({ requestApproval, platform: "api_server", interactive: true });
+    assert.match((await run({ command: dangerous }, attended)).error ?? "", /denied/);
+    assert.equal(asked.length, 1);
+    assert.ok(existsSync(join(attended.cwd, "victim")));
+  });
+
   test("cron_mode approve lets cron jobs run dangerous commands", async () => {
     const run = setup(new ApprovalPolicy({ cronMode: "approve" }));
     const ctx = victimCtx({ platform: "cron", interactive: false });

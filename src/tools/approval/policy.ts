@@ -6,7 +6,7 @@
  * 3. commands the dangerous-pattern detector does not flag run;
  * 4. mode `off` (or yolo) runs everything else;
  * 5. the permanent `command_allowlist` and this session's approvals run;
- * 6. nobody to ask (cron, API server, subagents, `interactive: false`): `cron_mode` /
+ * 6. nobody to ask (cron, the API server unless a run says someone answers, subagents, `interactive: false`): `cron_mode` /
  *    `unattended_mode` decide, deny by default;
  * 7. mode `smart` asks the LLM judge when one is wired in, else behaves like `manual`;
  * 8. mode `manual` asks the user through `ctx.requestApproval`, denying on timeout.
@@ -55,7 +55,9 @@ export type CommandVerdict =
   | { allowed: true; via: AllowedVia; key?: string | null; answer?: ApprovalAnswer }
   | { allowed: false; by: DeniedBy; message: string; key?: string | null };
 
-const UNATTENDED_PLATFORMS = new Set(["cron", "api_server", "webhook"]);
+const UNATTENDED_PLATFORMS = new Set(["cron", "webhook"]);
+/** Unattended unless the surface says a person answers (the API server's Runs API does). */
+const ATTENDED_ONLY_WHEN_SAID = new Set(["api_server"]);
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
 export function yoloFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -232,6 +234,7 @@ function unattendedAction(
   unattendedMode: UnattendedAction,
 ): UnattendedAction | null {
   if (ctx.platform === "cron") return cronMode;
+  if (ATTENDED_ONLY_WHEN_SAID.has(ctx.platform ?? "") && ctx.interactive !== true) return unattendedMode;
   if (ctx.interactive === false || UNATTENDED_PLATFORMS.has(ctx.platform ?? "") || !ctx.requestApproval) {
     return unattendedMode;
   }

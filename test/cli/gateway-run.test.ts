@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import OpenAI from "openai";
+import { startFakeProvider } from "../fake-provider/server.js";
+import type { FakeProvider } from "../fake-provider/types.js";
+import { runNode } from "../helpers/run-node.js";
+import { tempDir } from "../state/temp-dir.js";
+
+const KEY = "cli-test-key-5f1e9a7c3b2d";
+let fake: FakeProvider;
+
+before(async () => {
+  fake = await startFakeProvider({ fallback: { text: "from the gateway" } });
+});
+after(() => fake.close());
+
+function home(): string {
+  const dir = tempDir("hermes-gateway-");
+  writeFileSync(join(dir, "config.yaml"), `model:\n  default: m\n  provider: custom\n  base_url: ${fake.url}/v1\n`);
+  return dir;
+}
+
+const env = (dir: string, extra: Record<string, string>) => ({
+  ...process.env,
+  HERMES_HOME: dir,
+  OPENROUTER_API_KEY: "",
+  API_SERVER_KEY: "",
+  API_SERVER_ENABLED: "",
+  ...extra,
+});
+
+test("gateway run refuses to start the API server without a usable key, exit code 2", async () => {
+  const dir = home();
+  const missing = await runNode(["dist/cli/main.js", "gateway", "run"], {
+    env: env(dir, { API_SERVER_ENABLED: "true" }),
+  });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /needs API_SERVER_KEY/);
+  const short = await runNode(["dist/cli/main.js", "gateway", "run"], {
+    env: env(dir, { API_SERVER_ENABLED: "true", API_SERVER_KEY: "tooshort" }),
+  });
+  assert.equal(short.code, 2);
+  assert.match(short.stderr, /shorter than 16 characters/);
+  assert.doesNotMatch(short.stderr, /tooshort/, "the key itself is never echoed");
+  const off = await runNode(["dist/cli/main.js", "gateway", "run"], { env: env(dir, {}) });
+  assert.equal(off.code, 2);
+  assert.match(off.stderr, /API_SERVER_ENABLED=true/);
+});
+
+test("gateway run serves the API until SIGTERM, then exits 0", async () => {
+  const dir = home();
+  const child = spawn(process.execPath, ["dist/cli/main.js", "gateway", "run"], {
+    env: env(dir, { API_SERVER_ENABLED: "true", API_SERVER_KEY: KEY, API_SERVER_PORT: "0" }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code} before listening: ${stderr}`)));
+  });
+  try {
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+    const reply = await client.chat.completions.create({
+      model: "hermes-agent",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    assert.equal(reply.choices[0]?.message.content, "from the gateway");
+  } finally {
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0, stderr);
+  }
+  assert.equal(stdout, "", "the gateway writes nothing to stdout");
+});
