@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { rssMethod } from "./child.js";
 import { benchColdStart } from "./cold-start.js";
+import { benchApiServer } from "./api-server.js";
 import { benchCompression } from "./compression.js";
 import { benchImports } from "./imports.js";
 import { benchLongLived } from "./long-lived.js";
@@ -50,6 +51,7 @@ const GROUPS: Group[] = [
   { name: "prefix", title: "Prompt-prefix stability", run: () => rows(benchPrefixStability()) },
   { name: "long-lived", title: "Long-lived agent (leak check)", run: () => rows(benchLongLived()) },
   { name: "imports", title: "Import time of the LLM layer", run: () => rows(benchImports()) },
+  { name: "api-server", title: "API server under load", run: () => rows(benchApiServer()) },
   { name: "peers", title: "Peer agent: the same one-tool task", optIn: true, run: () => benchPeers() },
 ];
 

@@ -228,7 +228,7 @@ export class SqliteApiServerStore implements ApiServerStore {
     if (patch.error !== undefined) set("error", patch.error);
     if (patch.usage !== undefined) set("usage", toJson(patch.usage));
     return this.conn.write(() => {
-      const result = this.db.prepare(`UPDATE api_runs SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
+      const result = this.conn.statement(`UPDATE api_runs SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
       const row = result.changes > 0 ? (this.selectRunById.get(id) as RunRow | undefined) : undefined;
       if (!row) throw new SessionStoreError(`no API run with id "${id}" in ${this.conn.path}`, this.conn.path);
       return toRun(row);
@@ -273,14 +273,14 @@ export class SqliteApiServerStore implements ApiServerStore {
 
   pruneIdempotencyKeys(before: number): Promise<number> {
     return this.conn.write(
-      () => this.db.prepare("DELETE FROM api_idempotency_keys WHERE created_at < ?").run(before).changes,
+      () => this.conn.statement("DELETE FROM api_idempotency_keys WHERE created_at < ?").run(before).changes,
     );
   }
 
   async setSessionOwner(sessionId: string, namespace: string): Promise<void> {
     await this.conn.write(() => {
-      this.db
-        .prepare(
+      this.conn
+        .statement(
           `INSERT INTO api_session_owners (session_id, namespace) VALUES (?, ?)
            ON CONFLICT (session_id) DO UPDATE SET namespace = excluded.namespace`,
         )
@@ -291,7 +291,7 @@ export class SqliteApiServerStore implements ApiServerStore {
   sessionOwner(sessionId: string): Promise<string | null> {
     return this.conn.read(
       () =>
-        (this.db.prepare("SELECT namespace FROM api_session_owners WHERE session_id = ?").pluck().get(sessionId) as
+        (this.conn.statement("SELECT namespace FROM api_session_owners WHERE session_id = ?").pluck().get(sessionId) as
           | string
           | undefined) ?? null,
     );

@@ -12,7 +12,14 @@ import { SessionStoreError } from "./session-store.js";
 import { currentVersion, migrate, SCHEMA_VERSION } from "./sqlite-schema.js";
 
 const SQLITE_HEADER = "SQLite format 3\0";
-const CHECKPOINT_EVERY = 50;
+/**
+ * A passive checkpoint every this many writes of this connection, on top of SQLite's own
+ * auto-checkpoint (1,000 WAL pages), so a busy long-lived process keeps its WAL short. Each
+ * costs a few milliseconds, so it must stay rare on the write path of every message.
+ */
+const CHECKPOINT_EVERY = 1000;
+/** Distinct SQL texts kept prepared; dynamic queries (filters, patches) have few variants. */
+const STATEMENT_CACHE_SIZE = 256;
 const RETRY_MIN_MS = 20;
 const RETRY_MAX_MS = 150;
 
@@ -78,6 +85,7 @@ function nativeBindingOption(): { nativeBinding?: string } {
 
 export class SqliteConnection {
   private writeCount = 0;
+  private readonly statements = new Map<string, Database.Statement>();
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -161,6 +169,20 @@ export class SqliteConnection {
         await sleep(Math.min(jitter, remaining));
       }
     }
+  }
+
+  /**
+   * A prepared statement for `sql`, compiled once per connection. Statements are shared, so a
+   * caller that switches one to `pluck()` must use that SQL text only that way.
+   */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   read<T>(fn: () => T): Promise<T> {

@@ -89,7 +89,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private readSession(id: string): SessionRecord | null {
-    const row = this.db.prepare(`SELECT ${SUMMARY_COLUMNS}, s.system_prompt FROM sessions s WHERE s.id = ?`).get(id);
+    const row = this.conn.statement(`SELECT ${SUMMARY_COLUMNS}, s.system_prompt FROM sessions s WHERE s.id = ?`).get(id);
     return row ? toRecord(row as SessionRow) : null;
   }
 
@@ -98,8 +98,8 @@ export class SqliteSessionStore implements SessionStore {
     const startedAt = init.startedAt ?? Date.now();
     return this.conn.write(() => {
       if (this.readSession(id)) throw new SessionStoreError(`a session with id "${id}" already exists`, this.location);
-      this.db
-        .prepare(
+      this.conn
+        .statement(
           `INSERT INTO sessions (id, parent_session_id, title, source, model, started_at, last_active, system_prompt)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
@@ -138,7 +138,7 @@ export class SqliteSessionStore implements SessionStore {
           WHERE pm.session_id = s.id AND pm.role = 'user' ORDER BY pm.id LIMIT 1) AS preview
       FROM sessions s ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY s.last_active DESC, s.id DESC LIMIT ?`;
-    return this.conn.read(() => (this.db.prepare(sql).all(...params) as SessionRow[]).map(toSummary));
+    return this.conn.read(() => (this.conn.statement(sql).all(...params) as SessionRow[]).map(toSummary));
   }
 
   async updateSession(id: string, patch: SessionPatch): Promise<SessionRecord> {
@@ -152,7 +152,7 @@ export class SqliteSessionStore implements SessionStore {
     }
     return this.conn.write(() => {
       if (sets.length > 0) {
-        const result = this.db.prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
+        const result = this.conn.statement(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
         if (result.changes === 0) throw this.missing(id);
       }
       const record = this.readSession(id);
@@ -163,8 +163,8 @@ export class SqliteSessionStore implements SessionStore {
 
   async recordUsage(id: string, delta: UsageDelta): Promise<void> {
     await this.conn.write(() => {
-      const result = this.db
-        .prepare(
+      const result = this.conn
+        .statement(
           `UPDATE sessions SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
             cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
             total_tokens = total_tokens + ?,
@@ -190,22 +190,22 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   deleteSession(id: string): Promise<boolean> {
-    return this.conn.write(() => this.db.prepare("DELETE FROM sessions WHERE id = ?").run(id).changes > 0);
+    return this.conn.write(() => this.conn.statement("DELETE FROM sessions WHERE id = ?").run(id).changes > 0);
   }
 
   truncateMessages(sessionId: string, keep: number): Promise<number> {
     return this.conn.write(() => {
       if (!this.readSession(sessionId)) throw this.missing(sessionId);
-      const kept = this.db
-        .prepare("SELECT id FROM messages WHERE session_id = ? AND role != 'system' ORDER BY id LIMIT 1 OFFSET ?")
+      const kept = this.conn
+        .statement("SELECT id FROM messages WHERE session_id = ? AND role != 'system' ORDER BY id LIMIT 1 OFFSET ?")
         .pluck()
         .get(sessionId, Math.max(0, keep)) as number | undefined;
       if (kept === undefined) return 0;
-      const removed = this.db
-        .prepare("DELETE FROM messages WHERE session_id = ? AND id >= ?")
+      const removed = this.conn
+        .statement("DELETE FROM messages WHERE session_id = ? AND id >= ?")
         .run(sessionId, kept).changes;
-      this.db
-        .prepare("UPDATE sessions SET message_count = MAX(0, message_count - ?), last_active = ? WHERE id = ?")
+      this.conn
+        .statement("UPDATE sessions SET message_count = MAX(0, message_count - ?), last_active = ? WHERE id = ?")
         .run(removed, Date.now(), sessionId);
       return removed;
     });
@@ -230,7 +230,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private messageRows(sessionId: string): MessageRow[] {
-    return this.db.prepare("SELECT * FROM messages WHERE session_id = ? ORDER BY id").all(sessionId) as MessageRow[];
+    return this.conn.statement("SELECT * FROM messages WHERE session_id = ? ORDER BY id").all(sessionId) as MessageRow[];
   }
 
   search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
@@ -264,7 +264,7 @@ export class SqliteSessionStore implements SessionStore {
         FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session_id
         WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`;
     return this.conn.read(() =>
-      (this.db.prepare(sql).all(...params) as SearchHit[]).map((hit) => ({ ...hit, role: hit.role as StoredRole })),
+      (this.conn.statement(sql).all(...params) as SearchHit[]).map((hit) => ({ ...hit, role: hit.role as StoredRole })),
     );
   }
 
@@ -276,21 +276,21 @@ export class SqliteSessionStore implements SessionStore {
     const bySource = options.source ? " AND source = ?" : "";
     const params = options.source ? [cutoff, options.source] : [cutoff];
     return this.conn.write(
-      () => this.db.prepare(`DELETE FROM sessions WHERE last_active < ?${bySource}`).run(...params).changes,
+      () => this.conn.statement(`DELETE FROM sessions WHERE last_active < ?${bySource}`).run(...params).changes,
     );
   }
 
   stats(): Promise<SessionStats> {
     return this.conn.read(() => {
-      const totals = this.db
-        .prepare(
+      const totals = this.conn
+        .statement(
           `SELECT COUNT(*) AS sessions, COALESCE(SUM(total_tokens), 0) AS totalTokens,
             COALESCE(SUM(estimated_cost), 0) AS estimatedCost, MIN(last_active) AS oldest, MAX(last_active) AS newest
            FROM sessions`,
         )
         .get() as { sessions: number; totalTokens: number; estimatedCost: number; oldest: number; newest: number };
-      const messages = this.db.prepare("SELECT COUNT(*) FROM messages").pluck().get() as number;
-      const rows = this.db.prepare("SELECT source, COUNT(*) AS n FROM sessions GROUP BY source").all() as Array<{
+      const messages = this.conn.statement("SELECT COUNT(*) FROM messages").pluck().get() as number;
+      const rows = this.conn.statement("SELECT source, COUNT(*) AS n FROM sessions GROUP BY source").all() as Array<{
         source: string;
         n: number;
       }>;
@@ -332,10 +332,10 @@ export class SqliteSessionStore implements SessionStore {
             this.location,
           );
         }
-        this.db.prepare("DELETE FROM sessions WHERE id = ?").run(session.id);
+        this.conn.statement("DELETE FROM sessions WHERE id = ?").run(session.id);
       }
-      this.db
-        .prepare(
+      this.conn
+        .statement(
           `INSERT INTO sessions (id, parent_session_id, title, source, model, started_at, last_active, ended_at,
             message_count, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
             estimated_cost, system_prompt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

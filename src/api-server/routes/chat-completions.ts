@@ -5,7 +5,6 @@
  * Runs API.
  */
 import type { Hono } from "hono";
-import { stream } from "hono/streaming";
 import {
   completionId,
   completionObject,
@@ -21,6 +20,7 @@ import { parseChatRequest } from "../chat-request.js";
 import { type HonoEnv, prepareTurn, type ServerContext } from "../context.js";
 import { errorBody } from "../errors.js";
 import { readJson, SESSION_HEADER, sessionHeaders } from "../http.js";
+import { openSse } from "../sse.js";
 import { runTurn } from "../turn-stream.js";
 
 export function registerChatCompletions(app: Hono<HonoEnv>, ctx: ServerContext): void {
@@ -49,12 +49,8 @@ export function registerChatCompletions(app: Hono<HonoEnv>, ctx: ServerContext):
       return c.json(completionObject(base, result));
     }
 
-    c.header("content-type", "text/event-stream; charset=utf-8");
-    c.header("cache-control", "no-cache");
-    c.header("x-accel-buffering", "no");
-    return stream(c, async (out) => {
-      const aborted = new AbortController();
-      out.onAbort(() => aborted.abort());
+    const out = openSse(c);
+    try {
       await out.write(sseData(firstChunk(base)));
       const result = await runTurn(
         ctx,
@@ -65,9 +61,9 @@ export function registerChatCompletions(app: Hono<HonoEnv>, ctx: ServerContext):
           text: (delta) => out.write(sseData(contentChunk(base, delta))),
           reasoning: (delta) => out.write(sseData(reasoningChunk(base, delta))),
         },
-        aborted.signal,
+        out.closed,
       );
-      if (aborted.signal.aborted) return;
+      if (out.closed.aborted) return out.response;
       if (result.error && !result.finalResponse) {
         await out.write(
           sseData(errorBody(502, `the agent could not finish: ${result.error}`, { code: "agent_error" })),
@@ -77,6 +73,12 @@ export function registerChatCompletions(app: Hono<HonoEnv>, ctx: ServerContext):
         if (request.includeUsage) await out.write(sseData(usageChunk(base, result.usage)));
       }
       await out.write(SSE_DONE);
-    });
+    } catch (error) {
+      // The status line is gone already: the failure travels as the stream's last event.
+      await out.write(sseData(errorBody(500, `the run failed: ${(error as Error).message}`)));
+    } finally {
+      out.end();
+    }
+    return out.response;
   });
 }

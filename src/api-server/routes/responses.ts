@@ -5,13 +5,13 @@
  * `function_call` items followed by their outputs.
  */
 import type { Hono } from "hono";
-import { stream } from "hono/streaming";
 import type { RunResult } from "../../agent/run-types.js";
 import { type HonoEnv, prepareTurn, type ServerContext } from "../context.js";
-import { ApiError } from "../errors.js";
+import { ApiError, errorBody } from "../errors.js";
 import { readJson, SESSION_HEADER } from "../http.js";
 import { messageCount, newMessagesOf, startOfChain } from "../responses-chain.js";
 import { buildResponseObject, parseResponsesRequest, ResponseStreamEvents, responseId } from "../responses-shapes.js";
+import { openSse } from "../sse.js";
 import { runTurn } from "../turn-stream.js";
 
 export function registerResponses(app: Hono<HonoEnv>, ctx: ServerContext): void {
@@ -68,11 +68,8 @@ export function registerResponses(app: Hono<HonoEnv>, ctx: ServerContext): void 
       return c.json(body);
     }
 
-    c.header("content-type", "text/event-stream; charset=utf-8");
-    c.header("cache-control", "no-cache");
-    return stream(c, async (out) => {
-      const aborted = new AbortController();
-      out.onAbort(() => aborted.abort());
+    const out = openSse(c);
+    try {
       const events = new ResponseStreamEvents({ id, model, createdAt, previousResponseId });
       for (const event of events.start()) await out.write(event);
       const result = await runTurn(
@@ -81,12 +78,19 @@ export function registerResponses(app: Hono<HonoEnv>, ctx: ServerContext): void 
         turn,
         request.input,
         { text: (delta) => out.write(events.textDelta(delta)) },
-        aborted.signal,
+        out.closed,
       );
-      if (aborted.signal.aborted) return;
+      if (out.closed.aborted) return out.response;
       const { body } = await finish(result);
       for (const event of events.finish(body)) await out.write(event);
-    });
+    } catch (error) {
+      // The status line is gone already: the failure travels as the stream's last event.
+      const { message, code, param } = errorBody(500, `the run failed: ${(error as Error).message}`).error;
+      await out.write(`event: error\ndata: ${JSON.stringify({ type: "error", code, message, param })}\n\n`);
+    } finally {
+      out.end();
+    }
+    return out.response;
   });
 
   app.get("/v1/responses/:id", async (c) => {
