@@ -17,7 +17,7 @@ const SQLITE_HEADER = "SQLite format 3\0";
  * auto-checkpoint (1,000 WAL pages), so a busy long-lived process keeps its WAL short. Each
  * costs a few milliseconds, so it must stay rare on the write path of every message.
  */
-const CHECKPOINT_EVERY = 1000;
+const CHECKPOINT_EVERY = 200;
 /** Distinct SQL texts kept prepared; dynamic queries (filters, patches) have few variants. */
 const STATEMENT_CACHE_SIZE = 256;
 const RETRY_MIN_MS = 20;
