@@ -12,12 +12,7 @@ import { SessionStoreError } from "./session-store.js";
 import { currentVersion, migrate, SCHEMA_VERSION } from "./sqlite-schema.js";
 
 const SQLITE_HEADER = "SQLite format 3\0";
-/**
- * A passive checkpoint every this many writes of this connection, on top of SQLite's own
- * auto-checkpoint (1,000 WAL pages), so a busy long-lived process keeps its WAL short. Each
- * costs a few milliseconds, so it must stay rare on the write path of every message.
- */
-const CHECKPOINT_EVERY = 200;
+const CHECKPOINT_EVERY = 50;
 /** Distinct SQL texts kept prepared; dynamic queries (filters, patches) have few variants. */
 const STATEMENT_CACHE_SIZE = 256;
 const RETRY_MIN_MS = 20;

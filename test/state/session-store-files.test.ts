@@ -165,13 +165,13 @@ test("migrating a version-1 database keeps every row and makes it searchable", a
   reopened.close();
 });
 
-test("the write-ahead log is checkpointed into the database every 200 writes", async () => {
+test("the write-ahead log is checkpointed into the database every 50 writes", async () => {
   const db = join(tempDir(), "state.db");
   const store = await SqliteSessionStore.open(db);
   const session = await store.createSession();
   const before = statSync(db).size;
-  // 220 small commits stay below SQLite's own 1000-page auto-checkpoint.
-  for (let i = 0; i < 220; i++) await store.appendMessage(session.id, { role: "user", content: `note ${i}` });
+  // 60 small commits stay far below SQLite's own 1000-page auto-checkpoint.
+  for (let i = 0; i < 60; i++) await store.appendMessage(session.id, { role: "user", content: `note ${i}` });
   assert.ok(statSync(db).size > before, "pages reached the main database file");
   store.close();
 });
