@@ -10,6 +10,8 @@ import type { SessionStore } from "../state/session-store.js";
 export class SessionRecorder {
   private started = false;
   private warned = false;
+  /** The model the stored session names, so usage records rewrite it only when it changes. */
+  private storedModel: string | null = null;
 
   constructor(
     private readonly store: SessionStore | undefined,
@@ -34,8 +36,10 @@ export class SessionRecorder {
     const existing = await this.store.getSession(this.sessionId);
     if (!existing) {
       await this.store.createSession({ id: this.sessionId, source: this.source, model, systemPrompt });
-    } else if (!existing.systemPrompt) {
-      await this.store.updateSession(this.sessionId, { systemPrompt });
+      this.storedModel = model;
+    } else {
+      this.storedModel = existing.model;
+      if (!existing.systemPrompt) await this.store.updateSession(this.sessionId, { systemPrompt });
     }
   }
 
@@ -56,6 +60,7 @@ export class SessionRecorder {
         systemPrompt,
         parentSessionId: this.started ? parentId : null,
       });
+      this.storedModel = model;
       this.started = true;
       if (messages.length > 0) await this.store?.appendMessages(childId, messages);
     });
@@ -92,7 +97,10 @@ export class SessionRecorder {
         cacheWriteTokens: usage.cacheWriteTokens,
         totalTokens: usage.inputTokens + usage.outputTokens,
       });
-      await this.store.updateSession(this.sessionId, { model });
+      if (model !== this.storedModel) {
+        await this.store.updateSession(this.sessionId, { model });
+        this.storedModel = model;
+      }
     } catch {
       // Usage counters are informative; the messages themselves are already saved.
     }

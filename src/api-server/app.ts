@@ -3,10 +3,10 @@
  * everything but the two plain health checks, OpenAI-shaped errors, then the routes.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { HonoEnv, ServerContext } from "./context.js";
 import { ApiError, errorBody } from "./errors.js";
+import { BODY_LIMIT_KEY } from "./http.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerInfo, registerPublicHealth } from "./routes/info.js";
 import { registerResponses } from "./routes/responses.js";
@@ -73,19 +73,10 @@ export function createApp(ctx: ServerContext, runs: RunManager, options: AppOpti
     await next();
   });
 
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: ctx.settings.maxBodyBytes,
-      onError: (c) =>
-        c.json(
-          errorBody(413, `the request body is larger than ${ctx.settings.maxBodyBytes} bytes`, {
-            code: "request_too_large",
-          }),
-          413,
-        ),
-    }),
-  );
+  app.use("*", async (c, next) => {
+    c.set(BODY_LIMIT_KEY, ctx.settings.maxBodyBytes);
+    await next();
+  });
 
   registerInfo(app, ctx);
   registerChatCompletions(app, ctx);

@@ -48,7 +48,7 @@ export interface ServerContext {
   startedAt: number;
 }
 
-export type HonoEnv = { Variables: { namespace: string } };
+export type HonoEnv = { Variables: { namespace: string; maxBodyBytes: number } };
 
 /** Whether `namespace` may read and continue a stored session. */
 export async function mayUseSession(ctx: ServerContext, namespace: string, sessionId: string): Promise<boolean> {

@@ -1,6 +1,39 @@
 /** Small HTTP helpers shared by the routes. */
+import type { IncomingMessage } from "node:http";
+import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import { ApiError } from "./errors.js";
+
+/** Set by the app from `gateway.api_server.max_body_bytes`. */
+export const BODY_LIMIT_KEY = "maxBodyBytes";
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(413, `the request body is larger than ${limit} bytes`, { code: "request_too_large" });
+}
+
+/**
+ * The request body as text, read straight from Node's request with a size cap: a declared
+ * length over the cap is refused before reading, and a chunked body is cut off at the cap.
+ */
+export async function readBodyText(c: Context): Promise<string> {
+  const limit = c.get(BODY_LIMIT_KEY) as number;
+  const incoming = (c.env as HttpBindings | undefined)?.incoming as IncomingMessage | undefined;
+  if (!incoming) {
+    const text = await c.req.text();
+    if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
+    return text;
+  }
+  const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 export const SESSION_HEADER = "x-hermes-session-id";
 
@@ -10,7 +43,7 @@ export function sessionHeaders(sessionId: string): Record<string, string> {
 
 /** The request body as JSON; a 400 naming the problem when it is not JSON (or `{}` when optional and empty). */
 export async function readJson(c: Context, optional = false): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await readBodyText(c);
   if (!text.trim()) {
     if (optional) return {};
     throw new ApiError(400, "the request body is empty; send a JSON object");

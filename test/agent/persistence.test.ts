@@ -85,3 +85,31 @@ test("a run given a shorter history replaces the saved transcript's tail with it
     await h.close();
   }
 });
+
+test("the stored session names the model that answered: a fallback's, then the primary's again", async () => {
+  const { startFakeProvider } = await import("../fake-provider/server.js");
+  const backup = await startFakeProvider({ script: [{ text: "from the fallback" }] });
+  const fault = { fault: { kind: "status" as const, status: 400, message: "model is overloaded" } };
+  const h = await createHarness({ script: [{ text: "primary" }, fault, { text: "primary again" }] });
+  const store = await openSessionStore(join(h.dir, "state.db"));
+  try {
+    const agent = new Agent({
+      ...h.agent.options,
+      sessionStore: store,
+      sessionId: "m1",
+      retry: { maxRetries: 0 },
+      fallbackProviders: [{ provider: "custom", model: "backup-model", baseUrl: `${backup.url}/v1`, apiKey: "b" }],
+    });
+    await agent.runConversation("one");
+    assert.equal((await store.getSession("m1"))?.model, "test-model");
+    const second = await agent.runConversation("two");
+    assert.equal(second.model, "backup-model");
+    assert.equal((await store.getSession("m1"))?.model, "backup-model");
+    await agent.runConversation("three");
+    assert.equal((await store.getSession("m1"))?.model, "test-model");
+  } finally {
+    store.close();
+    await h.close();
+    await backup.close();
+  }
+});

@@ -153,6 +153,13 @@ describe("limits", () => {
       const big = await h.request("/v1/chat/completions", { method: "POST", body: chatBody("x".repeat(4096)) });
       assert.equal(big.status, 413);
       assert.equal(((await big.json()) as { error: { code: string } }).error.code, "request_too_large");
+      // Without a declared length the body is cut off at the cap as it streams in.
+      const chunked = await h.request("/v1/chat/completions", {
+        method: "POST",
+        body: new Blob([chatBody("y".repeat(4096))]).stream(),
+        duplex: "half",
+      } as RequestInit);
+      assert.equal(chunked.status, 413);
       const broken = await h.request("/v1/chat/completions", { method: "POST", body: "{not json" });
       assert.equal(broken.status, 400);
       assert.match(((await broken.json()) as { error: { message: string } }).error.message, /not valid JSON/);
