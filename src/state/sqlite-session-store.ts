@@ -89,7 +89,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private readSession(id: string): SessionRecord | null {
-    const row = this.conn.statement(`SELECT ${SUMMARY_COLUMNS}, s.system_prompt FROM sessions s WHERE s.id = ?`).get(id);
+    const row = this.conn
+      .statement(`SELECT ${SUMMARY_COLUMNS}, s.system_prompt FROM sessions s WHERE s.id = ?`)
+      .get(id);
     return row ? toRecord(row as SessionRow) : null;
   }
 
@@ -230,7 +232,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private messageRows(sessionId: string): MessageRow[] {
-    return this.conn.statement("SELECT * FROM messages WHERE session_id = ? ORDER BY id").all(sessionId) as MessageRow[];
+    return this.conn
+      .statement("SELECT * FROM messages WHERE session_id = ? ORDER BY id")
+      .all(sessionId) as MessageRow[];
   }
 
   search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
