@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { streamText } from "ai";
 import OpenAI from "openai";
-import type { RecordedRequest } from "../fake-provider/types.js";
+import type { RecordedRequest, ScriptStep } from "../fake-provider/types.js";
 import { tempDir } from "../state/temp-dir.js";
 import { type Harness, KEY, OTHER_KEY, startHarness } from "./harness.js";
 
@@ -194,33 +194,41 @@ describe("chat completions: reasoning, tools and memory", () => {
     }
   });
 
-  test("a tool-using turn runs the tool server-side and streams only standard chunks", async () => {
+  test("a tool-using turn runs the tool server-side; official clients and raw bytes see standard chunks only", async () => {
     const cwd = tempDir("hermes-api-cwd-");
-    mkdirSync(join(cwd, "docs"));
+    const toolTurn = (marker: string): ScriptStep[] => [
+      {
+        text: "Let me look.",
+        toolCalls: [{ name: "terminal", arguments: { command: `echo ${marker} > ${marker}.txt` } }],
+      },
+      (req) => ({ text: `tool said: ${(req.body.messages as Array<{ role: string }>).at(-1)!.role}` }),
+    ];
     const h = await startHarness({
       config: `terminal:\n  cwd: ${cwd}\n`,
-      provider: {
-        script: [
-          {
-            text: "Let me look.",
-            toolCalls: [{ name: "terminal", arguments: { command: "echo tool-ran > marker.txt" } }],
-          },
-          (req) => {
-            const toolResult = (req.body.messages as Array<{ role: string; content: string }>).at(-1)!;
-            return { text: `tool said: ${toolResult.role}` };
-          },
-        ],
-      },
+      provider: { script: [...toolTurn("first"), ...toolTurn("second"), ...toolTurn("third")] },
     });
     try {
+      const plain = await client(h).chat.completions.create({ model: "m", messages: [{ role: "user", content: "a" }] });
+      assert.equal(plain.choices[0]?.message.content, "tool said: tool");
+
+      const stream = await client(h).chat.completions.create({
+        model: "m",
+        messages: [{ role: "user", content: "b" }],
+        stream: true,
+      });
+      let streamed = "";
+      for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
+      assert.equal(streamed, "Let me look.\n\ntool said: tool");
+
       const raw = await h.request("/v1/chat/completions", {
         method: "POST",
-        body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "run it" }] }),
+        body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "c" }] }),
       });
       const chunks = standardChunks(await raw.text()) as Array<{ choices: Array<{ delta: { content?: string } }> }>;
-      const text = chunks.map((c) => c.choices[0]?.delta.content ?? "").join("");
-      assert.equal(text, "Let me look.\n\ntool said: tool");
-      assert.equal(readFileSync(join(cwd, "marker.txt"), "utf8").trim(), "tool-ran");
+      assert.equal(chunks.map((c) => c.choices[0]?.delta.content ?? "").join(""), "Let me look.\n\ntool said: tool");
+      for (const marker of ["first", "second", "third"]) {
+        assert.equal(readFileSync(join(cwd, `${marker}.txt`), "utf8").trim(), marker);
+      }
     } finally {
       await h.close();
     }
