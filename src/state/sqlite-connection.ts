@@ -85,7 +85,7 @@ interface PendingWrite {
 }
 
 export class SqliteConnection {
-  private writeCount = 0;
+  private commitCount = 0;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly pending: PendingWrite[] = [];
   /** Write transactions committed so far (each may hold several writes). */
@@ -242,7 +242,7 @@ export class SqliteConnection {
       return;
     }
     this.transactions++;
-    this.afterWrite(batch.length);
+    this.afterCommit();
     for (const [i, write] of batch.entries()) {
       const outcome = outcomes[i]!;
       if (outcome.ok) write.resolve(outcome.value);
@@ -250,10 +250,10 @@ export class SqliteConnection {
     }
   }
 
-  private afterWrite(writes: number): void {
-    const before = this.writeCount;
-    this.writeCount += writes;
-    if (Math.floor(before / CHECKPOINT_EVERY) === Math.floor(this.writeCount / CHECKPOINT_EVERY)) return;
+  /** Every CHECKPOINT_EVERY commits (a commit may hold many writes) the WAL is copied back. */
+  private afterCommit(): void {
+    this.commitCount++;
+    if (this.commitCount % CHECKPOINT_EVERY !== 0) return;
     try {
       this.db.pragma("wal_checkpoint(PASSIVE)");
     } catch {

@@ -165,7 +165,7 @@ test("migrating a version-1 database keeps every row and makes it searchable", a
   reopened.close();
 });
 
-test("the write-ahead log is checkpointed into the database every 50 writes", async () => {
+test("the write-ahead log is checkpointed into the database every 50 commits", async () => {
   const db = join(tempDir(), "state.db");
   const store = await SqliteSessionStore.open(db);
   const session = await store.createSession();
