@@ -3,7 +3,7 @@
  * directory, follow symlinks to the real location, and refuse writes to places whose
  * modification would hand over the machine or leak credentials.
  */
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 
@@ -78,13 +78,54 @@ function isInside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
-function hermesSecretFiles(): string[] {
+/** Files of HERMES_HOME no tool reads: keys, the credential pool, the session database. */
+const HERMES_UNREADABLE = [".env", "auth.json", "state.db", "state.db-wal", "state.db-shm"];
+/** Files of HERMES_HOME no tool writes: the above, plus what decides how the agent behaves. */
+const HERMES_UNWRITABLE = [...HERMES_UNREADABLE, "config.yaml", "SOUL.md"];
+
+function hermesFiles(names: readonly string[]): string[] {
   const home = hermesHomeDir();
-  const files = [join(home, ".env"), join(home, "auth.json")];
+  const homes = [home];
   // The same files seen through their real location, when HERMES_HOME itself is a link.
   const realHome = realLocation(home);
-  if (realHome !== home) files.push(join(realHome, ".env"), join(realHome, "auth.json"));
-  return files;
+  if (realHome !== home) homes.push(realHome);
+  return homes.flatMap((dir) => names.map((name) => join(dir, name)));
+}
+
+function fileIdentity(path: string): string | null {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? `${stat.dev}:${stat.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `real` is one of `files`, by path or as the same file under another name (a hard link). */
+function isOneOf(real: string, files: readonly string[]): boolean {
+  if (files.includes(real)) return true;
+  const identity = fileIdentity(real);
+  return identity !== null && files.some((file) => fileIdentity(file) === identity);
+}
+
+/**
+ * A check for many paths at once (search results): the protected files are looked up once,
+ * and each distinct path is judged once.
+ */
+export function secretFileFilter(): (path: string) => boolean {
+  const files = hermesFiles(HERMES_UNREADABLE);
+  const identities = new Set(files.map(fileIdentity).filter((id): id is string => id !== null));
+  const verdicts = new Map<string, boolean>();
+  return (path) => {
+    let readable = verdicts.get(path);
+    if (readable === undefined) {
+      const real = realLocation(path);
+      const identity = identities.size > 0 ? fileIdentity(real) : null;
+      readable = !files.includes(real) && (identity === null || !identities.has(identity));
+      verdicts.set(path, readable);
+    }
+    return readable;
+  };
 }
 
 function sensitiveReason(real: string): string | null {
@@ -98,7 +139,9 @@ function sensitiveReason(real: string): string | null {
   for (const file of HOME_SECRET_FILES) {
     if (real === join(home, file)) return `~/${file} runs at login or holds passwords`;
   }
-  if (hermesSecretFiles().includes(real)) return "it holds the agent's own secrets";
+  if (isOneOf(real, hermesFiles(HERMES_UNWRITABLE))) {
+    return "it holds the agent's own secrets or settings (the user changes those with `hermes config set`)";
+  }
   return null;
 }
 
@@ -125,7 +168,7 @@ export function readRefusal(real: string): string | null {
   if (ENDLESS_DEVICES.includes(real) || real.startsWith("/proc/self/fd") || real.startsWith("/dev/fd/")) {
     return `Refusing to read ${real}: it is a device that never ends.`;
   }
-  if (hermesSecretFiles().includes(real)) {
+  if (isOneOf(real, hermesFiles(HERMES_UNREADABLE))) {
     return `Refusing to read ${real}: it holds the agent's own secrets.`;
   }
   return null;

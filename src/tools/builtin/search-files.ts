@@ -3,7 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { json } from "./file-io.js";
-import { displayPath, readRefusal, realLocation, resolveToolPath } from "./file-paths.js";
+import { displayPath, readRefusal, realLocation, resolveToolPath, secretFileFilter } from "./file-paths.js";
 import { hasGlobSyntax } from "./glob.js";
 import { numberLine } from "./read-file.js";
 import { chooseSearchBackend, type RawMatch, type SearchBackend } from "./search-backends.js";
@@ -100,12 +100,14 @@ export async function searchFilesTool(
   const limit = args.limit ?? SEARCH_DEFAULT_LIMIT;
   const offset = args.offset ?? 0;
   const show = (path: string) => displayPath(path, ctx.cwd);
+  const readable = secretFileFilter();
 
   if ((args.target ?? "content") === "files") {
     const glob = hasGlobSyntax(args.pattern) ? args.pattern : `*${args.pattern}*`;
     const found = await backend.files({ root, glob, maxFiles: SEARCH_SCAN_CAP, signal: ctx.signal });
     if (found.error) return json({ error: found.error });
     const byNewest = found.files
+      .filter(readable)
       .map((path) => ({ path, mtime: safeMtime(path) }))
       .sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : 1));
     const page = byNewest.slice(offset, offset + limit).map((file) => show(file.path));
@@ -121,6 +123,8 @@ export async function searchFilesTool(
     signal: ctx.signal,
   });
   if (result.error) return json({ error: result.error });
+  // A search from a parent directory must not pull the agent's own secrets into the transcript.
+  result.matches = result.matches.filter((match) => readable(match.path));
   const mode = args.output_mode ?? "content";
   if (mode === "files_only" || mode === "count") {
     const counts = new Map<string, number>();
