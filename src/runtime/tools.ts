@@ -6,7 +6,9 @@
 
 import type { HermesConfig } from "../state/config-schema.js";
 import { type ApprovalPolicy, approvalPolicyFromConfig, type SmartJudge } from "../tools/approval/policy.js";
+import { PROVIDERS } from "../llm/providers.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
+import { withholdFromCommands } from "../tools/process-group.js";
 import type { McpManager } from "../tools/mcp/manager.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { discoverSkills } from "../tools/skills/discovery.js";
@@ -48,6 +50,9 @@ export async function assembleTools(
     persistAllowlist: (pattern) => persistAllowlist(home, config, pattern),
     ...(input.smartJudge ? { smartJudge: input.smartJudge } : {}),
   });
+  const passthrough = new Set(config.terminal.env_passthrough);
+  const agentKeys = [...PROVIDERS.flatMap((p) => p.keyEnvVars), "API_SERVER_KEY"];
+  withholdFromCommands(agentKeys.filter((name) => !passthrough.has(name)));
   registerBuiltinTools(registry, {
     approvals,
     terminalTimeoutSeconds: config.terminal.timeout,

@@ -171,6 +171,8 @@ export const configSchema = z.object(
       backend: oneOf(TERMINAL_BACKENDS).default("local"),
       cwd: text("."),
       timeout: integerAtLeast(1, 180),
+      /** Provider keys that commands may see after all (withheld by default). */
+      env_passthrough: stringList(),
     }),
     approvals: section({
       mode: oneOf(["manual", "smart", "off"]).default("manual"),

@@ -110,6 +110,7 @@ export function writeTrajectory(home: string, input: TrajectoryInput): string {
   };
   mkdirSync(paths.home, { recursive: true });
   // One write call per record, so concurrent writers never interleave inside a line.
-  appendFileSync(file, `${JSON.stringify(record)}\n`, "utf8");
+  // Transcripts may quote what tools printed: readable by the user only, like the session store.
+  appendFileSync(file, `${JSON.stringify(record)}\n`, { encoding: "utf8", mode: 0o600 });
   return file;
 }

@@ -16,9 +16,22 @@ export interface ChildExit {
   signal: NodeJS.Signals | null;
 }
 
-/** Environment for commands run on the model's behalf: no pagers that would wait for a key. */
+let withheld = new Set<string>();
+
+/**
+ * Variables commands run for the model never see: the agent's own provider keys, which a
+ * command (or a prompt-injected script) could otherwise print or send away. The runtime sets
+ * them from the provider catalog, less `terminal.env_passthrough`.
+ */
+export function withholdFromCommands(names: Iterable<string>): void {
+  withheld = new Set(names);
+}
+
+/** Environment for commands run on the model's behalf: no agent keys, no pagers that would wait for a key. */
 export function commandEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...base, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) if (!withheld.has(name)) env[name] = value;
+  return { ...env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
 }
 
 export function spawnShell(command: string, options: ShellOptions): ChildProcess {

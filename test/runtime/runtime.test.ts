@@ -127,3 +127,25 @@ test("the agent cache drops idle agents but never one that is running", () => {
   assert.deepEqual(cache.keys(), ["busy", "b"]);
   cache.close();
 });
+
+test("commands run for the model do not see the agent's provider keys unless env_passthrough names them", async () => {
+  process.env.OPENROUTER_API_KEY = "sk-or-withheld-0123456789";
+  process.env.HERMES_TEST_PLAIN = "visible";
+  try {
+    const run = async (runtime: HermesRuntime) => {
+      const terminal = runtime.registry.get("terminal")!;
+      const ctx = { cwd: runtime.home, signal: new AbortController().signal };
+      const output = await terminal.handler(
+        { command: 'echo "key=${OPENROUTER_API_KEY:-none} plain=$HERMES_TEST_PLAIN"' },
+        ctx,
+      );
+      return JSON.parse(output).output as string;
+    };
+    assert.match(await run(await open()), /key=none plain=visible/);
+    const allowed = await open("terminal:\n  env_passthrough: [OPENROUTER_API_KEY]\n");
+    assert.match(await run(allowed), /key=sk-or-withheld-0123456789 plain=visible/);
+  } finally {
+    delete process.env.OPENROUTER_API_KEY;
+    delete process.env.HERMES_TEST_PLAIN;
+  }
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { StoredMessage } from "../../src/state/session-store.js";
@@ -87,4 +87,10 @@ test("failed runs go to failed_trajectories.jsonl and records append", () => {
   const records = lines(join(home, "failed_trajectories.jsonl"));
   assert.equal(records.length, 2);
   assert.equal(records[0]?.completed, false);
+});
+
+test("trajectory files are readable by their owner only", () => {
+  const home = tempDir();
+  const file = writeTrajectory(home, { messages: MESSAGES.slice(1), success: true, model: "m" });
+  assert.equal(statSync(file).mode & 0o777, 0o600);
 });
