@@ -6,7 +6,24 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import { capResult, DEFAULT_MAX_RESULT_CHARS, type ToolContext } from "../tools/registry.js";
-import { redactSecrets } from "../util/redact.js";
+import { redactObject, redactSecrets } from "../util/redact.js";
+
+/**
+ * Secrets masked in the text the model reads. A JSON result is redacted value by value before
+ * it is encoded again, so rules anchored to a line (`KEY: value`) see real lines, not `\n`.
+ */
+function redactResult(result: string): string {
+  const start = result.trimStart()[0];
+  if (start === "{" || start === "[") {
+    try {
+      return JSON.stringify(redactObject(JSON.parse(result)));
+    } catch {
+      // Not JSON after all: redacted as text.
+    }
+  }
+  return redactSecrets(result);
+}
+
 import { type AgentEmitter, previewArgs } from "./events.js";
 import { classifyToolFailure, type ToolGuardrails } from "./guardrails.js";
 import type { PreparedCall } from "./tool-validation.js";
@@ -69,7 +86,9 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   if (decision && (decision.action === "block" || decision.action === "halt")) {
     return { result: decision.message, halt: decision.action === "halt" };
   }
-  emitter.emit({ type: "tool_start", callId: call.id, name, args, preview: previewArgs(args) });
+  // Progress displays, logs and event streams see the arguments with secrets masked.
+  const shownArgs = redactObject(args);
+  emitter.emit({ type: "tool_start", callId: call.id, name, args: shownArgs, preview: previewArgs(shownArgs) });
   const started = performance.now();
   let result: string;
   try {
@@ -84,7 +103,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
     if (ctx.signal.aborted) result = "[interrupted by the user before the tool finished]";
     else result = `Error: ${name} failed: ${error instanceof Error ? error.message : String(error)}`;
   }
-  if (options.redact !== false) result = redactSecrets(result);
+  if (options.redact !== false) result = redactResult(result);
   result = capResult(result, spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
   const failure = classifyToolFailure(name, result);
   let halt = false;
