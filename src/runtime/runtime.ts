@@ -27,6 +27,7 @@ import { checkContextWindow } from "./context-check.js";
 import { loadCredentialPool, persistPool } from "./credentials.js";
 import type { DetectOptions } from "./local-servers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
+import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { assembleTools, awaitMcp } from "./tools.js";
 
 export { unavailableFeatures } from "./agent-options.js";
@@ -102,6 +103,8 @@ export interface HermesRuntime {
   /** The approval policy shared by the shell tools (`/yolo` flips its `yolo` flag). */
   readonly approvals: ApprovalPolicy;
   readonly registry: ToolRegistry;
+  /** The OS sandbox commands run in. */
+  readonly sandbox: SandboxChoice;
   /** The cached agent for `key`, or a new one (cached) built from `request`. */
   agentFor(key: string, request?: AgentRequest): Agent;
   /** A new agent that is not cached (one-off runs). */
@@ -146,6 +149,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
         "Set terminal.backend: local (hermes config set terminal.backend local) to run them here.",
     );
   }
+  const sandbox = applySandbox(config, { home, interactive: options.interactive ?? false }, notice);
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);
   const registry = new ToolRegistry();
@@ -252,6 +256,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     store,
     approvals: tools.approvals,
     registry,
+    sandbox,
     createAgent,
     agentFor(key, request) {
       const cached = cache.get(key);

@@ -4,12 +4,12 @@
  * first prompt beyond its own connect timeout.
  */
 
+import { PROVIDERS } from "../llm/providers.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { type ApprovalPolicy, approvalPolicyFromConfig, type SmartJudge } from "../tools/approval/policy.js";
-import { PROVIDERS } from "../llm/providers.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
-import { withholdFromCommands } from "../tools/process-group.js";
 import type { McpManager } from "../tools/mcp/manager.js";
+import { withholdFromCommands } from "../tools/process-group.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { discoverSkills } from "../tools/skills/discovery.js";
 import { seedBundledSkills } from "../tools/skills/seed.js";

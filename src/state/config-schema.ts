@@ -174,6 +174,15 @@ export const configSchema = z.object(
       /** Provider keys that commands may see after all (withheld by default). */
       env_passthrough: stringList(),
     }),
+    /** The OS sandbox for commands the model runs (our addition; see docs/security.md). */
+    sandbox: section({
+      /** auto: workspace-write for unattended runs when bubblewrap is available, off in the TUI. */
+      mode: oneOf(["auto", "off", "workspace-write", "read-only"]).default("auto"),
+      /** Writable inside the sandbox besides the working directory and the temp directory. */
+      writable_roots: stringList(),
+      /** false cuts the network inside the sandbox. */
+      network: bool(true),
+    }),
     approvals: section({
       mode: oneOf(["manual", "smart", "off"]).default("manual"),
       deny: stringList(),

@@ -3,12 +3,15 @@
  * tree (`npm test` and every worker it forked), not just the shell that started it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { sandboxed } from "./sandbox.js";
 
 export interface ShellOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
   /** "pipe" keeps stdin open for writing; "ignore" gives the command an immediate EOF. */
   stdin?: "pipe" | "ignore";
+  /** Keep the host network inside the sandbox even when the sandbox cuts it. */
+  network?: boolean;
 }
 
 export interface ChildExit {
@@ -38,9 +41,10 @@ export function spawnShell(command: string, options: ShellOptions): ChildProcess
   return spawnGroup("bash", ["-c", command], options);
 }
 
-/** Start `file args` as the leader of a new process group. */
+/** Start `file args` as the leader of a new process group, inside the sandbox when one is active. */
 export function spawnGroup(file: string, args: string[], options: ShellOptions): ChildProcess {
-  return spawn(file, args, {
+  const confined = sandboxed(file, args, options.cwd, options.network ? { network: true } : {});
+  return spawn(confined.file, confined.args, {
     cwd: options.cwd,
     env: options.env ?? commandEnv(),
     detached: true,

@@ -114,3 +114,20 @@ test("doctor reports an invalid config.yaml and an MCP server whose command is m
   assert.match(result.out, /^✗ mcp files +command `hermes-no-such-binary` not found on PATH \(optional\)$/m);
   assert.match(result.out, /^✓ mcp remote +HTTP server http:\/\/127\.0\.0\.1:1\/mcp$/m);
 });
+
+test("doctor reports the sandbox: missing bubblewrap is optional under auto and fatal when a mode is required", async () => {
+  const config = `model:\n  provider: custom\n  base_url: ${fake.url}/v1\n  default: scripted\n`;
+  const noBwrap = tempHome();
+  await withEnv({ PATH: noBwrap }, async () => {
+    const auto = await doctor(homeWith(config));
+    assert.match(auto.out, /^✗ sandbox +bubblewrap \(bwrap\) is not installed \(optional\)\n +→ install bubblewrap/m);
+    const required = await doctor(homeWith(`${config}sandbox:\n  mode: workspace-write\n`));
+    assert.equal(required.exitCode, 1, required.out);
+    assert.match(
+      required.out,
+      /^✗ sandbox +bubblewrap \(bwrap\) is not installed\n +→ sandbox\.mode is workspace-write/m,
+    );
+  });
+  const off = await doctor(homeWith(`${config}sandbox:\n  mode: off\n`));
+  assert.match(off.out, /^✓ sandbox +sandbox\.mode is off: commands run unconfined$/m);
+});

@@ -252,7 +252,11 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     detail: rg ? "rg found on PATH" : "rg not found on PATH",
     ...(rg ? {} : { hint: "install ripgrep for fast file search (search_files falls back to a slower scan)" }),
   });
-  if (config) results.push(...mcpChecks(config, options.env));
+  if (config) {
+    const { describeSandbox } = await import("../../runtime/sandbox.js");
+    results.push({ name: "sandbox", ...describeSandbox(config.sandbox.mode, options.home, options.env.PATH) });
+    results.push(...mcpChecks(config, options.env));
+  }
   return results;
 }
 

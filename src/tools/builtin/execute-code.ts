@@ -217,7 +217,8 @@ async function runScript(
 ): Promise<ScriptRun> {
   const stdout = new HeadTailBuffer(Math.floor(MAX_STDOUT_CHARS * 0.4), Math.floor(MAX_STDOUT_CHARS * 0.6));
   const stderr = new HeadTailBuffer(Math.floor(MAX_STDERR_CHARS * 0.3), Math.floor(MAX_STDERR_CHARS * 0.7));
-  const child = spawnGroup(file, args, { cwd: ctx.cwd, env, stdin: "ignore" });
+  // The script calls tools over loopback, so it keeps the network even in a sandbox without one.
+  const child = spawnGroup(file, args, { cwd: ctx.cwd, env, stdin: "ignore", network: true });
   child.stdout?.setEncoding("utf8");
   child.stderr?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => stdout.append(chunk));

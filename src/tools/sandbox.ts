@@ -1,0 +1,98 @@
+/**
+ * The OS sandbox for code the model runs (terminal, background processes, execute_code): on
+ * Linux, bubblewrap mounts the whole filesystem read-only, then makes the working directory,
+ * the temp directory and the user's extra roots writable, hides the agent's own secrets and the
+ * user's key directories, and can cut the network. Text rules in the approval policy stay as a
+ * second line; this one does not depend on understanding the command.
+ */
+import { statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export type SandboxMode = "off" | "workspace-write" | "read-only";
+
+export interface SandboxPolicy {
+  mode: Exclude<SandboxMode, "off">;
+  /** The bwrap binary. */
+  bwrap: string;
+  /** Writable besides the working directory (workspace-write) and the temp directory. */
+  writableRoots: string[];
+  /** false: no network at all inside the sandbox. */
+  network: boolean;
+  /** Files shown as empty inside the sandbox (the agent's credentials and settings). */
+  hiddenFiles: string[];
+  /** Directories shown as empty inside the sandbox (the user's keys). */
+  hiddenDirs: string[];
+}
+
+/** Directories under the home directory whose contents no sandboxed command sees. */
+export const HOME_KEY_DIRS = [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gh", ".config/gcloud"];
+/** Files of HERMES_HOME no sandboxed command sees. */
+export const HERMES_HIDDEN_FILES = [".env", "auth.json", "state.db", "state.db-wal", "state.db-shm", "config.yaml"];
+
+let active: SandboxPolicy | undefined;
+
+/** Apply (or, with undefined, lift) the sandbox for every command started from now on. */
+export function configureSandbox(policy: SandboxPolicy | undefined): void {
+  active = policy;
+}
+
+export function activeSandbox(): SandboxPolicy | undefined {
+  return active;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Everything the sandbox hides, for a HERMES_HOME and the user's home directory. */
+export function secretsToHide(hermesHome: string, home = homedir()): Pick<SandboxPolicy, "hiddenFiles" | "hiddenDirs"> {
+  return {
+    hiddenFiles: HERMES_HIDDEN_FILES.map((name) => join(hermesHome, name)),
+    hiddenDirs: HOME_KEY_DIRS.map((name) => join(home, name)),
+  };
+}
+
+/** The bwrap arguments that confine a command started in `cwd`. */
+export function bubblewrapArgs(policy: SandboxPolicy, cwd: string, options: { network?: boolean } = {}): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--die-with-parent"];
+  const writable = [tmpdir(), ...policy.writableRoots];
+  if (policy.mode === "workspace-write") writable.unshift(cwd);
+  for (const root of writable) {
+    const path = resolve(root);
+    if (isDirectory(path)) args.push("--bind", path, path);
+  }
+  // Hidden after the binds, so a secret inside a writable root is hidden too.
+  for (const dir of policy.hiddenDirs) if (isDirectory(dir)) args.push("--tmpfs", dir);
+  for (const file of policy.hiddenFiles) if (isFile(file)) args.push("--ro-bind", "/dev/null", file);
+  if (!(options.network ?? policy.network)) args.push("--unshare-net");
+  args.push("--chdir", cwd, "--");
+  return args;
+}
+
+/**
+ * `file args` as the sandbox would run it: unchanged when no sandbox is active. `network:
+ * true` keeps the host network even when the policy cuts it (execute_code talks to its tool
+ * server over loopback).
+ */
+export function sandboxed(
+  file: string,
+  args: string[],
+  cwd: string,
+  options: { network?: boolean } = {},
+): { file: string; args: string[] } {
+  if (!active) return { file, args };
+  return { file: active.bwrap, args: [...bubblewrapArgs(active, cwd, options), file, ...args] };
+}
