@@ -136,6 +136,7 @@ test("commands run for the model do not see the agent's provider keys unless env
       const terminal = runtime.registry.get("terminal")!;
       const ctx = { cwd: runtime.home, signal: new AbortController().signal };
       const output = await terminal.handler(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal shell parameter expansion
         { command: 'echo "key=${OPENROUTER_API_KEY:-none} plain=$HERMES_TEST_PLAIN"' },
         ctx,
       );

@@ -83,7 +83,7 @@ test("workspace-write: the project and temp are writable, everything else read-o
   if (!bwrapAvailable) return t.diagnostic(BWRAP_NOTE);
   const w = await world("  mode: workspace-write\n");
   assert.equal(w.runtime.sandbox.mode, "workspace-write");
-  const inside = await w.run("echo built > out.txt && echo tmp > ${TMPDIR:-/tmp}/hermes-sandbox-probe && cat out.txt");
+  const inside = await w.run('echo built > out.txt && echo tmp > "$TMPDIR/hermes-sandbox-probe" && cat out.txt');
   assert.equal(inside.exit_code, 0, inside.output);
   assert.equal(readFileSync(join(w.cwd, "out.txt"), "utf8"), "built\n");
   const outside = await w.run(`rm -rf ${join(w.home, "decoy")}; touch ${join(w.home, "new-file")}`);
