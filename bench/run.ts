@@ -20,6 +20,7 @@ import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchOneShot } from "./one-shot.js";
 import { benchPeers } from "./peers.js";
 import { benchPrefixStability } from "./prefix-stability.js";
+import { benchSandbox } from "./sandbox.js";
 import { selectGroups } from "./select.js";
 import { benchSessionStore } from "./session-store.js";
 import { printTable, type Row, type TableHeader } from "./stats.js";
@@ -52,6 +53,7 @@ const GROUPS: Group[] = [
   { name: "long-lived", title: "Long-lived agent (leak check)", run: () => rows(benchLongLived()) },
   { name: "imports", title: "Import time of the LLM layer", run: () => rows(benchImports()) },
   { name: "api-server", title: "API server under load", run: () => rows(benchApiServer()) },
+  { name: "sandbox", title: "Sandbox", run: () => rows(benchSandbox()) },
   { name: "peers", title: "Peer agent: the same one-tool task", optIn: true, run: () => benchPeers() },
 ];
 
