@@ -20,6 +20,7 @@ import { hermesHome, hermesPaths } from "../state/paths.js";
 import { profileHome } from "../state/profiles.js";
 import { openSessionStore, type SessionStore } from "../state/session-store.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
+import { defaultProcessManager } from "../tools/process-manager.js";
 import { type ToolContext, ToolRegistry } from "../tools/registry.js";
 import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeatures } from "./agent-options.js";
@@ -293,6 +294,12 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     },
     close: async () => {
       cache.close();
+      // Background processes the model started do not outlive the process that runs the agent.
+      const processes = defaultProcessManager();
+      for (const info of processes.list().filter((p) => p.status === "running")) {
+        notice(`stopping background process ${info.session_id} (${info.command})`, "important");
+      }
+      await processes.dispose();
       if (credentialPool) {
         await persistPool(home, credentialPool).catch((error: Error) => {
           notice(`could not save credential status: ${error.message}`, "important");

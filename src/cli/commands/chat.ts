@@ -56,8 +56,10 @@ export async function runChat(flags: ChatFlags): Promise<void> {
   const quiet = Boolean(flags.quiet || flags.json || flags.finalOnly);
   const runtime = await buildRuntime(flags, { interactive: false, quiet });
   const detach = quiet ? () => {} : attachProgress(runtime.agent, { verbose: Boolean(flags.verbose) });
+  // SIGTERM stops the turn as Ctrl-C does, so the running command's process group goes with it.
   const onSigint = () => runtime.agent.interrupt();
   process.once("SIGINT", onSigint);
+  process.once("SIGTERM", onSigint);
   let result: RunResult | undefined;
   let error: string | undefined;
   try {
@@ -73,6 +75,7 @@ export async function runChat(flags: ChatFlags): Promise<void> {
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
     detach();
     await runtime.close();
   }
