@@ -42,7 +42,12 @@ test("a one-shot run exits with its answer and stops the background processes th
         { name: "terminal", arguments: { command: `echo $$ > ${pidFile}; exec sleep 300`, background: true } },
       ],
     },
-    { text: "started it" },
+    // The answer waits until the watcher is really running, so there is something to stop.
+    async () => {
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return { text: "started it" };
+    },
   ]);
   const run = await runNode(["dist/cli/main.js", "chat", "-q", "start a watcher", ...args()], {
     env: env(tempDir("hermes-home-")),
