@@ -131,7 +131,7 @@ test("Ctrl+C during a stalled stream interrupts the turn and the prompt comes ba
   await pane.waitFor(/› are you there\n\s*ok\b/);
 });
 
-test("/help lists the slash commands, an approval prompt answers inline, and /quit leaves", async () => {
+test("/help lists the slash commands, an approval prompt starts on Deny, and /quit leaves", async () => {
   fake.setScript([
     { toolCalls: [{ name: "terminal", arguments: { command: "rm -rf ./hermes-tui-never-created" } }] },
     { text: "Understood, I will not delete it." },
@@ -147,8 +147,8 @@ test("/help lists the slash commands, an approval prompt answers inline, and /qu
   pane.type("clean up");
   pane.keys("Enter");
   await pane.waitFor(/dangerous command \(recursive delete\)/);
-  await pane.waitFor(/Allow once[\s\S]*Deny/);
-  pane.keys("Escape");
+  await pane.waitFor(/Deny[\s\S]*Allow once/);
+  pane.keys("Enter");
   await pane.waitFor(/Understood, I will not delete it\./);
   assert.match(lastToolResults(fake.requests.at(-1)!)[0] ?? "", /denied/);
   pane.type("/quit");

@@ -10,11 +10,12 @@ import { selectListTheme, style } from "./theme.js";
 
 const OWN_ANSWER = "\u0000own-answer";
 
+/** Deny comes first, so Enter without a look (or a stray key) never runs the command. */
 const APPROVAL_ITEMS: SelectItem[] = [
+  { value: "deny", label: "Deny" },
   { value: "once", label: "Allow once" },
   { value: "session", label: "Allow for this session" },
   { value: "always", label: "Always allow (saved to command_allowlist)" },
-  { value: "deny", label: "Deny" },
 ];
 
 interface Pending {
