@@ -132,7 +132,7 @@ class LineView implements ChatView {
   async askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
     this.endLine();
     process.stderr.write(
-      `⚠ dangerous command (${request.reason}): ${request.command}\nallow? [o]nce, [s]ession, [a]lways, [d]eny> `,
+      `⚠ dangerous command (${request.reason}): ${request.command}\nallow? [d]eny (Enter), [o]nce, [s]ession, [a]lways> `,
     );
     return parseApprovalAnswer((await this.reader.next()) ?? "");
   }
