@@ -273,3 +273,44 @@ describe("httpRequest", () => {
     }
   });
 });
+
+describe("httpRequest redirects", () => {
+  test("a redirect to another origin drops the credentials; one on the same origin keeps them", async () => {
+    const seen: Array<{ path: string; auth: string | undefined; apiKey: string | undefined }> = [];
+    const other = await startCountingServer((req, res) => {
+      seen.push({
+        path: `other${req.url}`,
+        auth: req.headers.authorization,
+        apiKey: req.headers["x-api-key"] as string,
+      });
+      res.end("landed");
+    });
+    const otherPort = new URL(other.url).port;
+    const origin = await startCountingServer((req, res) => {
+      seen.push({
+        path: `origin${req.url}`,
+        auth: req.headers.authorization,
+        apiKey: req.headers["x-api-key"] as string,
+      });
+      if (req.url === "/same") res.writeHead(307, { location: "/moved" }).end();
+      else if (req.url === "/away") res.writeHead(307, { location: `http://localhost:${otherPort}/elsewhere` }).end();
+      else res.end("stayed");
+    });
+    try {
+      const headers = { Authorization: "Bearer sk-secret", "x-api-key": "sk-other" };
+      const stayed = await httpRequest(`${origin.url}/same`, { method: "POST", body: "{}", headers });
+      assert.equal(await stayed.text(), "stayed");
+      const away = await httpRequest(`${origin.url}/away`, { method: "POST", body: "{}", headers });
+      assert.equal(await away.text(), "landed");
+      assert.deepEqual(seen, [
+        { path: "origin/same", auth: "Bearer sk-secret", apiKey: "sk-other" },
+        { path: "origin/moved", auth: "Bearer sk-secret", apiKey: "sk-other" },
+        { path: "origin/away", auth: "Bearer sk-secret", apiKey: "sk-other" },
+        { path: "other/elsewhere", auth: undefined, apiKey: undefined },
+      ]);
+    } finally {
+      await origin.close();
+      await other.close();
+    }
+  });
+});

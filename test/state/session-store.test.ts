@@ -301,3 +301,27 @@ test("truncateMessages keeps the first messages, deletes the rest from the trans
   await assert.rejects(store.truncateMessages("no-such-session", 0), SessionStoreError);
   store.close();
 });
+
+test("many sessions of one process appending at once all commit, each session in its own order", async () => {
+  const store = await freshStore();
+  try {
+    const sessions = await Promise.all(Array.from({ length: 5 }, () => store.createSession({ source: "api_server" })));
+    const appends = sessions.flatMap((session, s) =>
+      Array.from({ length: 8 }, (_, i) =>
+        store.appendMessage(session.id, { role: i % 2 ? "assistant" : "user", content: `s${s} m${i}` }),
+      ),
+    );
+    const ids = await Promise.all(appends);
+    assert.equal(new Set(ids).size, 40);
+    for (const [s, session] of sessions.entries()) {
+      const messages = await store.getMessages(session.id);
+      assert.deepEqual(
+        messages.map((m) => m.content),
+        Array.from({ length: 8 }, (_, i) => `s${s} m${i}`),
+      );
+      assert.equal((await store.getSession(session.id))?.messageCount, 8);
+    }
+  } finally {
+    store.close();
+  }
+});
