@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
@@ -28,9 +28,11 @@ test("the library example in docs/library.md runs: the model calls the custom to
   });
   const dir = mkdtempSync(join(tmpdir(), "hermes-docs-library-"));
   try {
-    // Plain JavaScript as written; `hermes-agent` resolves to the built package through its self-reference.
+    // Plain JavaScript as written, in a temp project where `hermes-agent` is this package.
     const source = libraryExample().replace("http://localhost:11434/v1", `${fake.url}/v1`);
-    const file = resolve("test/docs", `.library-example-${process.pid}.mjs`);
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(resolve("."), join(dir, "node_modules", "hermes-agent"), "dir");
+    const file = join(dir, "example.mjs");
     writeFileSync(file, source);
     try {
       // Asynchronous: the fake provider answers from this process's event loop.
