@@ -150,3 +150,21 @@ test("commands run for the model do not see the agent's provider keys unless env
     delete process.env.HERMES_TEST_PLAIN;
   }
 });
+
+test("answering always to an approval saves the pattern to config.yaml for the next run", async () => {
+  const runtime = await open();
+  const ctx = {
+    cwd: runtime.home,
+    signal: new AbortController().signal,
+    interactive: true,
+    requestApproval: async () => "always" as const,
+  };
+  const first = await runtime.approvals.check("rm -rf ./build-output", ctx);
+  assert.equal(first.allowed, true);
+  const saved = readFileSync(join(runtime.home, "config.yaml"), "utf8");
+  assert.ok(first.key && saved.includes(first.key), saved);
+  const next = await openRuntime({ home: runtime.home, localServers: false, skipDotEnv: true });
+  opened.push(next);
+  const again = await next.approvals.check("rm -rf ./build-output", { ...ctx, requestApproval: async () => "deny" });
+  assert.deepEqual([again.allowed, again.allowed && again.via], [true, "allowlist"]);
+});
