@@ -7,6 +7,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { capResult, DEFAULT_MAX_RESULT_CHARS, type ToolContext } from "../tools/registry.js";
 import { redactObject, redactSecrets } from "../util/redact.js";
+import { fenceUntrusted } from "./untrusted.js";
 
 /**
  * Secrets masked in the text the model reads. A JSON result is redacted value by value before
@@ -105,6 +106,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   }
   if (options.redact !== false) result = redactResult(result);
   result = capResult(result, spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+  if (spec.untrustedOutput) result = fenceUntrusted(name, result);
   const failure = classifyToolFailure(name, result);
   let halt = false;
   if (guardrails) {

@@ -66,6 +66,11 @@ export interface ToolSpec<S extends ParameterSchema<unknown> = ParameterSchema> 
   pathArgs?: string[];
   /** Cap on the result text; longer results are truncated with a marker. */
   maxResultChars?: number;
+  /**
+   * The result carries text from outside (web pages, MCP servers) that may try to instruct the
+   * model; it reaches the model fenced as data.
+   */
+  untrustedOutput?: boolean;
   emoji?: string;
   /** Replace a tool of the same name registered by another toolset. */
   override?: boolean;

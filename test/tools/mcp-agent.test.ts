@@ -33,7 +33,8 @@ test("an agent with the mcp-<server> toolset enabled is offered the server's too
   assert.ok(!offered.some((tool) => tool.name === "echo"), "the harness's own tools are not in the toolset");
 
   assert.equal(first.completed, true);
-  assert.match(first.finalResponse ?? "", /^results: Error: MCP server "agentfx" went away/);
+  assert.match(first.finalResponse ?? "", /^results: [\s\S]*Error: MCP server "agentfx" went away/);
   const toolMessages = first.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
-  assert.equal(toolMessages[0], "echo: from the model");
+  // What an MCP server returns reaches the model fenced as outside data.
+  assert.match(toolMessages[0] ?? "", /<untrusted_content>\necho: from the model\n<\/untrusted_content>$/);
 });

@@ -125,6 +125,7 @@ export function registerWebTools(registry: ToolRegistry, options: WebToolsOption
     handler: (args, ctx) => webSearchTool(args, ctx, options),
     check: () => selectWebBackend(currentEnv(options), options.backend) !== null,
     parallelSafe: true,
+    untrustedOutput: true,
     emoji: "🌐",
   });
   registry.register({
@@ -137,6 +138,7 @@ export function registerWebTools(registry: ToolRegistry, options: WebToolsOption
     handler: (args, ctx) => webExtractTool(args, ctx, options),
     parallelSafe: true,
     maxResultChars: 100_000,
+    untrustedOutput: true,
     emoji: "📄",
   });
 }

@@ -78,6 +78,7 @@ export function planServerTools(
       description: tool.description || `Tool "${tool.name}" of the ${server} MCP server.`,
       parameters: anyArguments,
       jsonSchema: publishedSchema(tool.inputSchema),
+      untrustedOutput: true,
       handler: (args, ctx) => call(tool.name, args as Record<string, unknown>, ctx),
     });
   }
