@@ -7,7 +7,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { capResult, DEFAULT_MAX_RESULT_CHARS, type ToolContext } from "../tools/registry.js";
 import { redactObject, redactSecrets } from "../util/redact.js";
-import { fenceUntrusted } from "./untrusted.js";
+import { fenceUntrusted } from "../util/untrusted.js";
 
 /**
  * Secrets masked in the text the model reads. A JSON result is redacted value by value before

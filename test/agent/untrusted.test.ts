@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fenceUntrusted } from "../../src/agent/untrusted.js";
 import { z } from "../../src/util/schema/index.js";
+import { fenceUntrusted } from "../../src/util/untrusted.js";
 import { createHarness, lastToolResults } from "../helpers/agent-harness.js";
 
 test("output of an outside source reaches the model fenced, with injection attempts named", async () => {

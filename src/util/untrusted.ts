@@ -3,7 +3,7 @@
  * a note saying so, and a warning naming any prompt-injection patterns it contains. Text that
  * tries to close the fence early is defused, so the fence always ends where we end it.
  */
-import { scanForThreats } from "../util/threats.js";
+import { scanForThreats } from "./threats.js";
 
 const TAG = "untrusted_content";
 const CLOSING = new RegExp(`</\\s*${TAG}`, "gi");
