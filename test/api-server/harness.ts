@@ -8,7 +8,7 @@ import { type ApiServerHandle, startApiServer } from "../../src/api-server/serve
 import type { ApiServerSettings } from "../../src/api-server/settings.js";
 import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
 import { startFakeProvider } from "../fake-provider/server.js";
-import type { FakeProvider, FakeProviderOptions } from "../fake-provider/types.js";
+import type { FakeProvider, FakeProviderOptions, RecordedRequest, ScriptedTurn } from "../fake-provider/types.js";
 import { tempDir } from "../state/temp-dir.js";
 
 export const KEY = "test-key-0123456789abcdef";
@@ -95,4 +95,30 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   };
   return harness;
+}
+
+/** Requests the server sent to the model (the runtime's start-up probe of the model list aside). */
+export function modelRequests(h: Harness): RecordedRequest[] {
+  return h.fake.requests.filter((r) => r.method === "POST");
+}
+
+/** A script step that answers only when `release()` is called; `arrived` resolves when it is reached. */
+export function gate(reply: ScriptedTurn = { text: "finally" }) {
+  let release!: () => void;
+  let reached!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const arrived = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  return {
+    release,
+    arrived,
+    step: async () => {
+      reached();
+      await opened;
+      return reply;
+    },
+  };
 }

@@ -3,34 +3,12 @@ import { after, before, describe, test } from "node:test";
 import { createKeyRing, namespaceFor } from "../../src/api-server/auth.js";
 import { assertUsableKeys, keyProblem, resolveApiServerSettings } from "../../src/api-server/settings.js";
 import { DEFAULT_CONFIG } from "../../src/state/config-schema.js";
-import { type Harness, KEY, OTHER_KEY, startHarness } from "./harness.js";
+import { gate, type Harness, KEY, modelRequests, OTHER_KEY, startHarness } from "./harness.js";
 
 const chatBody = (content: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: "hermes-agent", messages: [{ role: "user", content }], ...extra });
 
-/** Requests the server sent to the model (the start-up probe of the model list aside). */
-const modelCalls = (h: Harness) => h.fake.requests.filter((r) => r.method === "POST").length;
-
-/** A script step that answers only when `release()` is called. */
-function gate() {
-  let release!: () => void;
-  let reached!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const arrived = new Promise<void>((resolve) => {
-    reached = resolve;
-  });
-  return {
-    release,
-    arrived,
-    step: async () => {
-      reached();
-      await opened;
-      return { text: "finally" };
-    },
-  };
-}
+const modelCalls = (h: Harness) => modelRequests(h).length;
 
 describe("authentication", () => {
   let h: Harness;

@@ -6,9 +6,9 @@ import { namespaceFor } from "../../src/api-server/auth.js";
 import { RunEventLog } from "../../src/api-server/runs/events.js";
 import { openApiServerStore } from "../../src/state/api-store.js";
 import { hermesPaths } from "../../src/state/paths.js";
-import type { RecordedRequest, ScriptedTurn } from "../fake-provider/types.js";
+import type { RecordedRequest } from "../fake-provider/types.js";
 import { tempDir } from "../state/temp-dir.js";
-import { type Harness, type HarnessOptions, KEY, OTHER_KEY, startHarness } from "./harness.js";
+import { gate, type Harness, type HarnessOptions, KEY, modelRequests, OTHER_KEY, startHarness } from "./harness.js";
 
 interface RunObject {
   id: string;
@@ -93,27 +93,6 @@ class EventReader {
   }
 }
 
-/** A script step that answers only when `release()` is called. */
-function gate(reply: ScriptedTurn = { text: "finally" }) {
-  let release!: () => void;
-  let reached!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const arrived = new Promise<void>((resolve) => {
-    reached = resolve;
-  });
-  return {
-    release,
-    arrived,
-    step: async () => {
-      reached();
-      await opened;
-      return reply;
-    },
-  };
-}
-
 async function withHarness(options: HarnessOptions, body: (h: Harness) => Promise<void>): Promise<void> {
   const h = await startHarness(options);
   try {
@@ -159,7 +138,6 @@ async function errorOf(response: Response): Promise<{ code: string | null; messa
 }
 
 /** The model calls the agent made (the runtime's start-up model probe aside). */
-const modelRequests = (h: Harness) => h.fake.requests.filter((r) => r.method === "POST");
 
 /** Tool messages the model was sent in one request. */
 function toolMessages(req: RecordedRequest): string[] {

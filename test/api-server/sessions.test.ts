@@ -4,7 +4,7 @@ import { namespaceFor } from "../../src/api-server/auth.js";
 import { openApiServerStore } from "../../src/state/api-store.js";
 import { hermesPaths } from "../../src/state/paths.js";
 import type { StoredMessage } from "../../src/state/session-store.js";
-import { type Harness, type HarnessOptions, KEY, OTHER_KEY, startHarness } from "./harness.js";
+import { gate, type Harness, type HarnessOptions, KEY, OTHER_KEY, startHarness } from "./harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary fields of JSON bodies
 type Json = any;
@@ -366,19 +366,7 @@ describe("sessions API", () => {
   });
 
   test("refuses to delete a session while it is running a turn", async () => {
-    let release!: () => void;
-    let arrived!: () => void;
-    const opened = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const reached = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
-    const step = async () => {
-      arrived();
-      await opened;
-      return { text: "done" };
-    };
+    const { release, arrived: reached, step } = gate({ text: "done" });
     await withHarness({ provider: { script: [step] } }, async (h) => {
       const session = await createSession(h);
       const turn = h.request("/v1/chat/completions", {
