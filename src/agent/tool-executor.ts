@@ -106,8 +106,8 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   }
   if (options.redact !== false) result = redactResult(result);
   result = capResult(result, spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-  if (spec.untrustedOutput) result = fenceUntrusted(name, result);
   const failure = classifyToolFailure(name, result);
+  if (spec.untrustedOutput) result = fenceUntrusted(name, result);
   let halt = false;
   if (guardrails) {
     const after = guardrails.afterCall(name, args, result, { failed: failure.failed });

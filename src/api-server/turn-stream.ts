@@ -10,6 +10,9 @@ import { adoptSession, type ServerContext, type Turn, type TurnInput } from "./c
 export interface TurnListener {
   text?(delta: string): unknown;
   reasoning?(delta: string): unknown;
+  /** A tool call as it starts, and its (redacted) result as it ends; written in order with the text. */
+  toolStart?(event: Extract<AgentEvent, { type: "tool_start" }>): unknown;
+  toolEnd?(event: Extract<AgentEvent, { type: "tool_end" }>): unknown;
   event?(event: AgentEvent): void;
 }
 
@@ -53,6 +56,10 @@ export async function runTurn(
     } else if (event.type === "reasoning_delta" && listener.reasoning) {
       const text = event.text;
       writes = writes.then(() => listener.reasoning?.(text)).catch(() => undefined);
+    } else if (event.type === "tool_start" && listener.toolStart) {
+      writes = writes.then(() => listener.toolStart?.(event)).catch(() => undefined);
+    } else if (event.type === "tool_end" && listener.toolEnd) {
+      writes = writes.then(() => listener.toolEnd?.(event)).catch(() => undefined);
     } else if (event.type === "step_end") {
       separator.endStep();
     }

@@ -123,6 +123,12 @@ test("tool calls come back as completed function_call items followed by their ou
           ],
         },
         { text: "listed" },
+        {
+          toolCalls: [
+            { id: "call_2", name: "todo", arguments: { todos: [{ id: "2", content: "go", status: "pending" }] } },
+          ],
+        },
+        { text: "listed again" },
       ],
     },
   });
@@ -137,6 +143,23 @@ test("tool calls come back as completed function_call items followed by their ou
     assert.deepEqual(JSON.parse(call.arguments).todos[0].content, "pack");
     assert.equal((response.output[1] as unknown as { call_id: string }).call_id, "call_1");
     assert.equal(response.output_text, "listed");
+
+    // Streamed, the same items arrive as they happen, with the ids of the final object.
+    const stream = await client(h).responses.create({ model: "m", input: "again", stream: true });
+    const added: Array<{ type: string; id?: string }> = [];
+    let completed: { output: Array<{ type: string; id?: string }> } | undefined;
+    for await (const event of stream) {
+      if (event.type === "response.output_item.added") added.push(event.item as { type: string; id?: string });
+      if (event.type === "response.completed") completed = event.response as unknown as typeof completed;
+    }
+    assert.deepEqual(
+      added.map((item) => item.type),
+      ["function_call", "function_call_output", "message"],
+    );
+    assert.deepEqual(
+      added.map((item) => item.id),
+      completed!.output.map((item) => item.id),
+    );
   } finally {
     await h.close();
   }

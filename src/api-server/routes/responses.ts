@@ -77,7 +77,18 @@ export function registerResponses(app: Hono<HonoEnv>, ctx: ServerContext): void 
         namespace,
         turn,
         request.input,
-        { text: (delta) => out.write(events.textDelta(delta)) },
+        {
+          text: (delta) => out.write(events.textDelta(delta)),
+          toolStart: (call) =>
+            out.write(
+              events.toolCall({
+                id: call.callId,
+                type: "function",
+                function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
+              }),
+            ),
+          toolEnd: (done) => out.write(events.toolResult(done.callId, done.result)),
+        },
         out.closed,
       );
       if (out.closed.aborted) return out.response;
