@@ -46,6 +46,8 @@ export interface ServerContext {
   keys: KeyRing;
   slots: RunSlots;
   startedAt: number;
+  /** Sessions with a turn in progress (cached agents and one-off ones alike). */
+  busySessions: Set<string>;
 }
 
 export type HonoEnv = { Variables: { namespace: string; maxBodyBytes: number } };
@@ -106,23 +108,34 @@ export async function prepareTurn(ctx: ServerContext, request: TurnRequest): Pro
     if (request.sessionId) {
       const key = `api:${namespace}:${request.sessionId}:${request.memoryScope ?? ""}`;
       agent = ctx.runtime.agentFor(key, { platform: PLATFORM, sessionId: request.sessionId, ...memory });
-      if (agent.running) {
-        throw new ApiError(409, `session "${request.sessionId}" is already running a turn; wait for it to finish`, {
-          code: "session_busy",
-        });
-      }
     } else {
       const persist = request.persist !== false;
       agent = ctx.runtime.createAgent({ platform: PLATFORM, ...memory, ...(persist ? {} : { persist }) });
       history = request.history;
       if (persist) await ctx.store.setSessionOwner(agent.sessionId, namespace);
     }
+    // The id the client knows: a compression may since have moved the agent to a child session.
+    const busyKey = request.sessionId ?? agent.sessionId;
+    if (ctx.busySessions.has(busyKey) || agent.running) {
+      throw new ApiError(409, `session "${busyKey}" is already running a turn; wait for it to finish`, {
+        code: "session_busy",
+      });
+    }
+    ctx.busySessions.add(busyKey);
     const options: RunOptions = {
       ...(history?.length ? { conversationHistory: history } : {}),
       ...(request.instructions ? { ephemeralSystemPrompt: request.instructions } : {}),
       ...(request.approvals ? { requestApproval: request.approvals, interactive: true } : { interactive: false }),
     };
-    return { agent, sessionId: agent.sessionId, options, release };
+    return {
+      agent,
+      sessionId: agent.sessionId,
+      options,
+      release: () => {
+        ctx.busySessions.delete(busyKey);
+        release();
+      },
+    };
   } catch (error) {
     release();
     throw error;

@@ -39,6 +39,7 @@ export async function startApiServer(options: StartApiServerOptions): Promise<Ap
     keys: createKeyRing(settings.keys),
     slots: new RunSlots(settings.maxConcurrentRuns),
     startedAt: Date.now(),
+    busySessions: new Set(),
   };
   const [{ serve }, { createApp }, { RunManager }] = await Promise.all([
     import("@hono/node-server"),

@@ -365,6 +365,24 @@ describe("sessions API", () => {
     });
   });
 
+  test("refuses to delete a session whose first, stateless turn is still running", async () => {
+    const { release, arrived, step } = gate({ text: "done" });
+    await withHarness({ provider: { script: [step] } }, async (h) => {
+      const turn = await h.request("/v1/chat/completions", {
+        method: "POST",
+        body: JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: "hi" }] }),
+      });
+      const id = turn.headers.get("x-hermes-session-id")!;
+      await arrived;
+      const busy = await call(h, `/api/sessions/${id}`, { method: "DELETE" });
+      assert.equal(busy.status, 409);
+      assert.equal(busy.body.error.code, "session_busy");
+      release();
+      await turn.text();
+      assert.equal((await call(h, `/api/sessions/${id}`, { method: "DELETE" })).status, 200);
+    });
+  });
+
   test("refuses to delete a session while it is running a turn", async () => {
     const { release, arrived: reached, step } = gate({ text: "done" });
     await withHarness({ provider: { script: [step] } }, async (h) => {

@@ -134,8 +134,7 @@ function releaseAgents(ctx: ServerContext, id: string): void {
   const keys = ctx.runtime
     .cachedKeys()
     .filter((key) => key.startsWith("api:") && key.slice(key.indexOf(":", 4) + 1).startsWith(`${id}:`));
-  const agents = keys.map((key) => ctx.runtime.agentFor(key));
-  if (agents.some((agent) => agent.running)) {
+  if (ctx.busySessions.has(id)) {
     throw new ApiError(409, `session "${id}" is running a turn; wait for it to finish, then delete it`, {
       code: "session_busy",
     });
