@@ -90,7 +90,8 @@ describe("terminal: running commands", () => {
     assert.equal(result.exit_code, 130);
     assert.match(result.error ?? "", /interrupted/);
     const childPid = Number(readFileSync(join(ctx.cwd, "child.pid"), "utf8"));
-    assert.equal(isAlive(childPid), false);
+    // The signal reaches the group at once; a loaded machine may take a moment to end the sleep.
+    await waitUntil(() => !isAlive(childPid), 2000, "the backgrounded sleep to die");
   });
 
   test("huge output keeps its beginning and end around a truncation marker", async () => {

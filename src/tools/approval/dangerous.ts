@@ -18,6 +18,7 @@ import {
   pipesInto,
   shellCommandStringIndex,
 } from "./command-analysis.js";
+import { opaqueFinding } from "./opaque.js";
 import { sensitiveWrite } from "./sensitive-paths.js";
 
 export { detectHardlineCommand, type HardlineResult } from "./hardline.js";
@@ -362,6 +363,7 @@ const RULES: Rule[] = [
   forAny("shell_command_string", "shell command via -c/-lc flag", (inv) => {
     return isShell(inv.name) && shellCommandStringIndex(inv.args) !== null;
   }),
+  opaqueFinding,
 ];
 
 /** Whether `command` needs approval, and under which key and description. */
