@@ -15,6 +15,7 @@ const EVASIONS: Array<[string, string]> = [
   ["`echo rm` -rf ./decoy", "computed_program"],
   ["$(printf 'r%s' m) -r ./decoy", "computed_program"],
   ["X=rm; $X -rf ./decoy", "computed_program"],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal shell parameter expansion
   ["P=rm && ${P} -r -f ./decoy", "computed_program"],
   ['eval "$(echo cm0gLXJmIC4vZGVjb3k= | base64 -d)"', "eval_computed"],
   ["eval `cat cmd.txt`", "eval_computed"],

@@ -97,6 +97,50 @@ function downloadIntoRootShell(analysis: CommandAnalysis): boolean {
   );
 }
 
+/** `cd` to the root, a top-level directory or home, then a recursive delete of "everything here". */
+function deletesAfterCdToRoot(analysis: CommandAnalysis): boolean {
+  let atRootLevel = false;
+  for (const inv of analysis.invocations) {
+    if (inv.name === "cd" || inv.name === "pushd") {
+      const target = operands(inv.args)[0]?.value ?? "~";
+      atRootLevel = isRootLevelPath(target);
+      continue;
+    }
+    if (!atRootLevel) continue;
+    const here = (w: Word) => /^(?:\.{1,2}\/?|\.\/\*|\*|\.\*)$/.test(w.value);
+    if (inv.name === "rm" && isRecursive(inv.args) && operands(inv.args).some(here)) return true;
+    if (inv.name === "find" && operands(inv.args)[0] !== undefined && here(operands(inv.args)[0]!)) {
+      const args = inv.args.map((w) => w.value);
+      if (
+        args.includes("-delete") ||
+        args.some((a, i) => /^-exec(?:dir)?$/.test(a) && /(?:^|\/)rm$/.test(args[i + 1] ?? ""))
+      )
+        return true;
+    }
+  }
+  return false;
+}
+
+const ASSIGNMENT =
+  /(?:^|[;&|(\s])(?:export\s+|local\s+|readonly\s+|declare\s+)?([A-Za-z_]\w*)=("[^"]*"|'[^']*'|[^\s;&|)]*)/g;
+
+/**
+ * The command with variables assigned in it replaced by their values (`D=~; rm -rf $D` is
+ * `rm -rf ~`), or null when it assigns none.
+ */
+export function expandAssignments(command: string): string | null {
+  const values = new Map<string, string>();
+  for (const match of command.matchAll(ASSIGNMENT)) {
+    const raw = match[2] ?? "";
+    values.set(match[1]!, /^(["']).*\1$/.test(raw) ? raw.slice(1, -1) : raw);
+  }
+  if (values.size === 0) return null;
+  return command.replace(/\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)/g, (whole, braced: string, bare: string) => {
+    const value = values.get(braced ?? bare);
+    return value === undefined ? whole : value;
+  });
+}
+
 interface HardlineRule {
   description: string;
   test: (analysis: CommandAnalysis) => boolean;
@@ -121,14 +165,19 @@ const HARDLINE_RULES: HardlineRule[] = [
     description: "recursive permission or ownership change of the filesystem root",
     test: (a) => a.invocations.some(rewritesRootPermissions),
   },
+  {
+    description: "recursive delete of everything in the filesystem root, a top-level directory or the home directory",
+    test: deletesAfterCdToRoot,
+  },
 ];
 
 /** Whether `command` is on the hardline blocklist that no approval can override. */
 export function detectHardlineCommand(command: string): HardlineResult {
   if (typeof command !== "string" || command.trim() === "") return { blocked: false, description: null };
-  const analysis = analyzeCommand(command);
+  const expanded = expandAssignments(command);
+  const analyses = [analyzeCommand(command), ...(expanded !== null ? [analyzeCommand(expanded)] : [])];
   for (const rule of HARDLINE_RULES) {
-    if (rule.test(analysis)) return { blocked: true, description: rule.description };
+    if (analyses.some((analysis) => rule.test(analysis))) return { blocked: true, description: rule.description };
   }
   return { blocked: false, description: null };
 }
