@@ -84,3 +84,21 @@ describe("process tool", () => {
     assert.match(String((await call("process", { action: "kill", session_id: id }, other)).error), /no background/);
   });
 });
+
+test("text written to a background shell goes through the approval policy like a command", async () => {
+  const guarded = new ToolRegistry();
+  registerTerminalTools(guarded, { processManager, approvals: new ApprovalPolicy() });
+  registerProcessTools(guarded, { processManager, approvals: new ApprovalPolicy() });
+  const run = async (name: string, args: Record<string, unknown>, ctx: ToolContext) => {
+    const spec = guarded.get(name)!;
+    return JSON.parse(await spec.handler(spec.parameters.parse(args), ctx)) as Record<string, unknown>;
+  };
+  const ctx = makeCtx({ sessionId: "shell-stdin", platform: "cron", interactive: false });
+  const started = await run("terminal", { command: "bash", background: true }, ctx);
+  const id = started.session_id as string;
+  const refused = await run("process", { action: "submit", session_id: id, data: "rm -rf ./decoy" }, ctx);
+  assert.match(String(refused.error), /Nobody is available to approve/);
+  const allowed = await run("process", { action: "submit", session_id: id, data: "echo fine" }, ctx);
+  assert.equal(allowed.error, undefined);
+  await run("process", { action: "kill", session_id: id }, ctx);
+});

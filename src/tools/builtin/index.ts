@@ -33,7 +33,7 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     ...(deps.terminalTimeoutSeconds ? { defaultTimeoutSeconds: deps.terminalTimeoutSeconds } : {}),
   });
-  registerProcessTools(registry, { processManager });
+  registerProcessTools(registry, { processManager, ...(deps.approvals ? { approvals: deps.approvals } : {}) });
   registerFileTools(registry);
   registerTodoTools(registry);
   registerClarifyTools(registry);

@@ -1,5 +1,6 @@
 /** The `process` tool: look after background processes started with `terminal(background=true)`. */
 import { z } from "../../util/schema/index.js";
+import type { ApprovalPolicy } from "../approval/policy.js";
 import { defaultProcessManager, type ProcessManager, ProcessNotFoundError } from "../process-manager.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
@@ -8,6 +9,8 @@ export const MAX_WAIT_SECONDS = 600;
 
 export interface ProcessToolDeps {
   processManager?: ProcessManager;
+  /** Checks text written to a process's stdin as the command it is. */
+  approvals?: ApprovalPolicy;
 }
 
 const ACTIONS = ["list", "poll", "log", "wait", "kill", "write", "submit", "close"] as const;
@@ -74,6 +77,11 @@ export async function runProcessAction(
       case "write":
       case "submit": {
         if (args.data === undefined) return JSON.stringify({ error: `data is required for action "${args.action}"` });
+        // Text written to a background shell is a command like any other: the same policy decides.
+        if (deps.approvals && args.data.trim()) {
+          const verdict = await deps.approvals.check(args.data.trim(), ctx);
+          if (!verdict.allowed) return JSON.stringify({ error: verdict.message });
+        }
         const text = args.action === "submit" ? `${args.data}\n` : args.data;
         return JSON.stringify({ ...manager.write(id, text, owner), bytes_written: Buffer.byteLength(text) });
       }
