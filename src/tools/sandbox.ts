@@ -37,10 +37,6 @@ export function configureSandbox(policy: SandboxPolicy | undefined): void {
   active = policy;
 }
 
-export function activeSandbox(): SandboxPolicy | undefined {
-  return active;
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
