@@ -8,6 +8,7 @@
 import { statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { HERMES_UNREADABLE, HOME_SECRET_DIRS } from "./builtin/file-paths.js";
 
 export type SandboxMode = "off" | "workspace-write" | "read-only";
 
@@ -25,10 +26,8 @@ export interface SandboxPolicy {
   hiddenDirs: string[];
 }
 
-/** Directories under the home directory whose contents no sandboxed command sees. */
-export const HOME_KEY_DIRS = [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gh", ".config/gcloud"];
-/** Files of HERMES_HOME no sandboxed command sees. */
-export const HERMES_HIDDEN_FILES = [".env", "auth.json", "state.db", "state.db-wal", "state.db-shm", "config.yaml"];
+/** Files of HERMES_HOME no sandboxed command sees: what no tool may read, and the settings. */
+const HERMES_HIDDEN_FILES = [...HERMES_UNREADABLE, "config.yaml"];
 
 let active: SandboxPolicy | undefined;
 
@@ -57,7 +56,7 @@ function isFile(path: string): boolean {
 export function secretsToHide(hermesHome: string, home = homedir()): Pick<SandboxPolicy, "hiddenFiles" | "hiddenDirs"> {
   return {
     hiddenFiles: HERMES_HIDDEN_FILES.map((name) => join(hermesHome, name)),
-    hiddenDirs: HOME_KEY_DIRS.map((name) => join(home, name)),
+    hiddenDirs: HOME_SECRET_DIRS.map((name) => join(home, name)),
   };
 }
 

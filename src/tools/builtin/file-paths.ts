@@ -45,7 +45,16 @@ function hermesHomeDir(): string {
 }
 
 /** Directories under the home directory that hold keys, tokens or cloud credentials. */
-const HOME_SECRET_DIRS = [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gh", ".config/gcloud"];
+export const HOME_SECRET_DIRS = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".config/gh",
+  ".config/gcloud",
+];
 /** Files under the home directory that run on login or hold passwords. */
 const HOME_SECRET_FILES = [
   ".bashrc",
@@ -79,7 +88,7 @@ function isInside(path: string, dir: string): boolean {
 }
 
 /** Files of HERMES_HOME no tool reads: keys, the credential pool, the session database. */
-const HERMES_UNREADABLE = [".env", "auth.json", "state.db", "state.db-wal", "state.db-shm"];
+export const HERMES_UNREADABLE = [".env", "auth.json", "state.db", "state.db-wal", "state.db-shm"];
 /** Files of HERMES_HOME no tool writes: the above, plus what decides how the agent behaves. */
 const HERMES_UNWRITABLE = [...HERMES_UNREADABLE, "config.yaml", "SOUL.md"];
 
