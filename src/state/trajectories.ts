@@ -4,6 +4,7 @@
  * The ephemeral system-prompt layer is execution-only and never written.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
+import { redactObject } from "../util/redact.js";
 import { hermesPaths } from "./paths.js";
 import type { StoredContentPart, StoredMessage } from "./session-store.js";
 
@@ -111,6 +112,7 @@ export function writeTrajectory(home: string, input: TrajectoryInput): string {
   mkdirSync(paths.home, { recursive: true });
   // One write call per record, so concurrent writers never interleave inside a line.
   // Transcripts may quote what tools printed: readable by the user only, like the session store.
-  appendFileSync(file, `${JSON.stringify(record)}\n`, { encoding: "utf8", mode: 0o600 });
+  // Tool-call arguments are stored as the model wrote them; the samples are masked like any output.
+  appendFileSync(file, `${JSON.stringify(redactObject(record))}\n`, { encoding: "utf8", mode: 0o600 });
   return file;
 }

@@ -94,3 +94,29 @@ test("trajectory files are readable by their owner only", () => {
   const file = writeTrajectory(home, { messages: MESSAGES.slice(1), success: true, model: "m" });
   assert.equal(statSync(file).mode & 0o777, 0o600);
 });
+
+test("secrets in tool-call arguments and replies are masked in the samples", () => {
+  const home = tempDir();
+  const key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z";
+  const file = writeTrajectory(home, {
+    messages: [
+      { role: "user", content: "call the API" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "c1",
+            type: "function",
+            function: { name: "terminal", arguments: `{"command":"curl -H 'Authorization: Bearer ${key}' x"}` },
+          },
+        ],
+      },
+      { role: "tool", content: "ok", tool_call_id: "c1", name: "terminal" },
+      { role: "assistant", content: `done with ${key}` },
+    ],
+    success: true,
+    model: "m",
+  });
+  assert.doesNotMatch(readFileSync(file, "utf8"), /Ab3dEf6hIj9kLm2nOp5q/);
+});
