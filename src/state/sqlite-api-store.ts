@@ -3,7 +3,7 @@
  * keys and session owners. Its own connection to the same file as the session store, with the
  * same locking discipline; every read is scoped to the caller's namespace.
  */
-import type { Statement } from "better-sqlite3";
+
 import type {
   ApiRunPatch,
   ApiRunRecord,
@@ -15,6 +15,7 @@ import type {
 } from "./api-store.js";
 import { SessionStoreError } from "./session-store.js";
 import { SqliteConnection } from "./sqlite-connection.js";
+import type { SqliteStatement as Statement } from "./sqlite-driver.js";
 
 interface ResponseRow {
   id: string;

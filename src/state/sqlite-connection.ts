@@ -1,14 +1,13 @@
 /**
- * One better-sqlite3 connection with the locking discipline of state.db: WAL, no SQLite busy
+ * One SQLite connection with the locking discipline of state.db: WAL, no SQLite busy
  * handler, and our own BEGIN IMMEDIATE with jittered retries (20-150 ms) up to a bounded
  * total, so many writers (gateway, cron, CLI) take turns instead of convoying.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import Database from "better-sqlite3";
 import { SessionStoreError } from "./session-store.js";
+import { openSqliteDatabase, type SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
 import { currentVersion, migrate, SCHEMA_VERSION } from "./sqlite-schema.js";
 
 const SQLITE_HEADER = "SQLite format 3\0";
@@ -59,25 +58,6 @@ function checkFile(path: string): void {
   if (header.toString("latin1") !== SQLITE_HEADER) throw notADatabase(path);
 }
 
-let nativeBinding: { nativeBinding?: string } | undefined;
-
-/**
- * Where the compiled SQLite addon is, when it is where npm builds it: better-sqlite3 otherwise
- * finds it through the `bindings` package, which probes a dozen paths on every start.
- */
-function nativeBindingOption(): { nativeBinding?: string } {
-  if (nativeBinding) return nativeBinding;
-  nativeBinding = {};
-  try {
-    const packageJson = createRequire(import.meta.url).resolve("better-sqlite3/package.json");
-    const addon = packageJson.replace(/package\.json$/, "build/Release/better_sqlite3.node");
-    if (existsSync(addon)) nativeBinding = { nativeBinding: addon };
-  } catch {
-    // Left to better-sqlite3's own lookup.
-  }
-  return nativeBinding;
-}
-
 interface PendingWrite {
   fn: () => unknown;
   resolve: (value: unknown) => void;
@@ -86,23 +66,23 @@ interface PendingWrite {
 
 export class SqliteConnection {
   private commitCount = 0;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
   private readonly pending: PendingWrite[] = [];
   /** Write transactions committed so far (each may hold several writes). */
   transactions = 0;
   private flushing = false;
 
   private constructor(
-    readonly db: Database.Database,
+    readonly db: SqliteDatabase,
     readonly path: string,
     private readonly lockTimeoutMs: number,
   ) {}
 
   static async open(path: string, lockTimeoutMs: number): Promise<SqliteConnection> {
     checkFile(path);
-    let db: Database.Database;
+    let db: SqliteDatabase;
     try {
-      db = new Database(path, { timeout: 0, ...nativeBindingOption() });
+      db = openSqliteDatabase(path, { timeout: 0 });
     } catch (error) {
       throw new SessionStoreError(`cannot open ${path}: ${(error as Error).message}`, path, { cause: error });
     }
@@ -179,7 +159,7 @@ export class SqliteConnection {
    * A prepared statement for `sql`, compiled once per connection. Statements are shared, so a
    * caller that switches one to `pluck()` must use that SQL text only that way.
    */
-  statement(sql: string): Database.Statement {
+  statement(sql: string): SqliteStatement {
     let statement = this.statements.get(sql);
     if (!statement) {
       if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();

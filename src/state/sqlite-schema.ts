@@ -3,7 +3,7 @@
  * but with a `sessions` table is the original layout (version 1). Every migration runs in
  * the caller's write transaction, so an interrupted upgrade leaves the old schema intact.
  */
-import type Database from "better-sqlite3";
+import type { SqliteDatabase } from "./sqlite-driver.js";
 
 /**
  * The searchable text of a message row: its content, or for a content-parts array the text
@@ -138,7 +138,7 @@ END;
 INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
 `;
 
-function migrateToV2(db: Database.Database): void {
+function migrateToV2(db: SqliteDatabase): void {
   // Whatever search index and triggers the old layout had are rebuilt from scratch.
   const oldTriggers = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('messages', 'sessions')")
@@ -190,7 +190,7 @@ CREATE TABLE api_session_owners (
 CREATE INDEX idx_api_session_owners_namespace ON api_session_owners(namespace);
 `;
 
-const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
+const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V1),
   migrateToV2,
   (db) => db.exec(V3_API),
@@ -198,7 +198,7 @@ const MIGRATIONS: ReadonlyArray<(db: Database.Database) => void> = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function currentVersion(db: Database.Database): number {
+export function currentVersion(db: SqliteDatabase): number {
   const has = (name: string) =>
     db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
   if (has("schema_version")) {
@@ -208,7 +208,7 @@ export function currentVersion(db: Database.Database): number {
 }
 
 /** Apply pending migrations. Call inside a write transaction with foreign keys off. */
-export function migrate(db: Database.Database, from: number): void {
+export function migrate(db: SqliteDatabase, from: number): void {
   db.function("hermes_epoch_ms", { deterministic: true }, (value: unknown) => toEpochMs(value));
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
   const record = db.prepare("INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, ?)");

@@ -2,7 +2,7 @@
  * The embedded session store: one SQLite file (state.db) in WAL mode with an FTS5 index
  * over message text. Every append commits before its promise resolves.
  */
-import type { Statement } from "better-sqlite3";
+
 import { toFtsQuery } from "./fts-query.js";
 import {
   type MessageInsert,
@@ -33,6 +33,7 @@ import {
   type UsageDelta,
 } from "./session-store.js";
 import { SqliteConnection } from "./sqlite-connection.js";
+import type { SqliteStatement as Statement } from "./sqlite-driver.js";
 import { searchTextSql } from "./sqlite-schema.js";
 import { sessionIdNew } from "./titles.js";
 

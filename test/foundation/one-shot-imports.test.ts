@@ -67,7 +67,7 @@ for (const [label, config] of [
     const files = await oneShotRun(config);
     const outsideEntry = files.filter((url) => !url.endsWith("/dist/cli/main.js"));
     assert.ok(
-      outsideEntry.some((url) => url.endsWith("/better_sqlite3.node")),
+      outsideEntry.some((url) => /\/better_sqlite3\.node$|\/better-sqlite3-napi\/prebuilds\/[\w-]+\.node$/.test(url)),
       "the trace saw the SQLite addon the run required",
     );
     assert.deepEqual(

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import Database from "better-sqlite3";
 import { openSessionStore, SessionStoreError } from "../../src/state/session-store.js";
+import { openSqliteDatabase } from "../../src/state/sqlite-driver.js";
 import { SqliteSessionStore } from "../../src/state/sqlite-session-store.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -33,7 +33,7 @@ test("a new database file is private to its owner", async () => {
 
 test("a database from a newer schema is refused, not downgraded", async () => {
   const db = join(tempDir(), "state.db");
-  const raw = new Database(db);
+  const raw = openSqliteDatabase(db);
   raw.exec("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
   raw.exec("INSERT INTO schema_version VALUES (99, 0)");
   raw.close();
@@ -42,7 +42,7 @@ test("a database from a newer schema is refused, not downgraded", async () => {
 
 function createV1Database(path: string): void {
   // The original layout, written by hand: session_id key, second timestamps, no schema_version.
-  const raw = new Database(path);
+  const raw = openSqliteDatabase(path);
   raw.exec(`
     CREATE TABLE sessions (session_id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT, source TEXT,
       started_at TIMESTAMP, last_active TIMESTAMP, message_count INTEGER, prompt_tokens INTEGER,
@@ -155,7 +155,7 @@ test("migrating a version-1 database keeps every row and makes it searchable", a
   assert.equal((await store.getSession("20240301_101500_aaaaaa"))?.messageCount, 4);
   store.close();
 
-  const raw = new Database(db, { readonly: true });
+  const raw = openSqliteDatabase(db, { readonly: true });
   assert.deepEqual(raw.prepare("SELECT version FROM schema_version ORDER BY version").pluck().all(), [1, 2, 3]);
   assert.equal(raw.pragma("integrity_check", { simple: true }), "ok");
   raw.close();

@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { test } from "node:test";
-import Database from "better-sqlite3";
 import { SessionStoreError } from "../../src/state/session-store.js";
+import { openSqliteDatabase } from "../../src/state/sqlite-driver.js";
 import { SqliteSessionStore } from "../../src/state/sqlite-session-store.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -88,7 +88,7 @@ test("a process killed with SIGKILL mid-session leaves every message it reported
     messages.slice(0, committed).map((m) => m.content),
     Array.from({ length: committed }, (_, i) => `K-${i + 1}`),
   );
-  const raw = new Database(db, { readonly: true });
+  const raw = openSqliteDatabase(db, { readonly: true });
   assert.equal(raw.pragma("integrity_check", { simple: true }), "ok");
   raw.close();
   store.close();
@@ -98,7 +98,7 @@ test("a database held by another writer fails with a clear, bounded 'database is
   const db = join(tempDir(), "state.db");
   const store = await SqliteSessionStore.open(db, { lockTimeoutMs: 400 });
   const session = await store.createSession();
-  const other = new Database(db);
+  const other = openSqliteDatabase(db);
   other.exec("BEGIN IMMEDIATE");
   const started = Date.now();
   await assert.rejects(store.appendMessage(session.id, { role: "user", content: "blocked" }), (error: unknown) => {
@@ -120,7 +120,7 @@ test("a writer waiting for the lock gets it once the other writer commits", asyn
   const db = join(tempDir(), "state.db");
   const store = await SqliteSessionStore.open(db, { lockTimeoutMs: 5_000 });
   const session = await store.createSession();
-  const other = new Database(db);
+  const other = openSqliteDatabase(db);
   other.exec("BEGIN IMMEDIATE");
   const pending = store.appendMessage(session.id, { role: "user", content: "waits" });
   // Release the lock from a timer so the retry loop has to go round at least once.

@@ -3,7 +3,6 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import Database from "better-sqlite3";
 import {
   type ApiRunRecord,
   type ApiServerStore,
@@ -13,6 +12,7 @@ import {
 } from "../../src/state/api-store.js";
 import { openSessionStore, SessionStoreError } from "../../src/state/session-store.js";
 import { SqliteApiServerStore } from "../../src/state/sqlite-api-store.js";
+import { openSqliteDatabase } from "../../src/state/sqlite-driver.js";
 import { SCHEMA_VERSION } from "../../src/state/sqlite-schema.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -432,7 +432,7 @@ test("a version-2 state.db upgrades to the API tables and keeps its sessions and
   await sessions.createSession({ id: "s-kept", title: "Kept chat", startedAt: 1_000 });
   await sessions.appendMessage("s-kept", { role: "user", content: "remember the zeppelin" });
   sessions.close();
-  const raw = new Database(path);
+  const raw = openSqliteDatabase(path);
   raw.exec(`DROP TABLE api_responses; DROP TABLE api_runs; DROP TABLE api_idempotency_keys;
     DROP TABLE api_session_owners; DELETE FROM schema_version WHERE version > 2;`);
   assert.equal(raw.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'api_%'").pluck().get(), 0);
@@ -445,7 +445,7 @@ test("a version-2 state.db upgrades to the API tables and keeps its sessions and
   assert.equal((await store.latestInConversation("key-a", "chat"))?.sessionId, "s-kept");
   store.close();
 
-  const check = new Database(path, { readonly: true });
+  const check = openSqliteDatabase(path, { readonly: true });
   assert.deepEqual(check.prepare("SELECT version FROM schema_version ORDER BY version").pluck().all(), [1, 2, 3]);
   assert.equal(SCHEMA_VERSION, 3);
   assert.equal(check.pragma("integrity_check", { simple: true }), "ok");
