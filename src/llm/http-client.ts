@@ -13,12 +13,15 @@
  *   `network` with the system code (ECONNREFUSED, ECONNRESET, ...) when no response arrives.
  *   Errors while reading the body are left to the reader (see sse.ts), except an abort.
  */
-import http from "node:http";
+import type http from "node:http";
 import type { Readable } from "node:stream";
 import type { ConnectionOptions } from "node:tls";
 import { LlmError } from "./errors.js";
 import { proxiedRequestOptions } from "./proxy.js";
 import { abortError, type ErrorContext, errorCode } from "./watchdog.js";
+
+// Not an ESM import: on Node 24 the ESM namespace of node:http loads the bundled undici (~60 ms).
+const nodeHttp = process.getBuiltinModule("node:http");
 
 export interface HttpRequestOptions {
   method?: string | undefined;
@@ -68,7 +71,7 @@ function agentFor(protocol: string): http.Agent {
     httpsAgent ??= new (process.getBuiltinModule("node:https").Agent)({ keepAlive: true });
     return httpsAgent;
   }
-  httpAgent ??= new http.Agent({ keepAlive: true });
+  httpAgent ??= new nodeHttp.Agent({ keepAlive: true });
   return httpAgent;
 }
 
@@ -287,7 +290,7 @@ function sendOnce(
 ): Promise<HttpResponse> {
   const { signal } = options;
   const secure = target.protocol === "https:" && !options.proxy;
-  const send = secure ? process.getBuiltinModule("node:https").request : http.request;
+  const send = secure ? process.getBuiltinModule("node:https").request : nodeHttp.request;
   return new Promise((resolve, reject) => {
     const req = send(requestOptions);
     let responded = false;

@@ -4,9 +4,12 @@
  * http targets, a CONNECT tunnel wrapped in TLS for https targets. The HTTP client
  * (http-client.ts) sends the request itself.
  */
-import http from "node:http";
+import type http from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionOptions, TLSSocket } from "node:tls";
+
+// Not an ESM import: on Node 24 the ESM namespace of node:http loads the bundled undici (~60 ms).
+const nodeHttp = process.getBuiltinModule("node:http");
 
 type Env = Record<string, string | undefined>;
 
@@ -117,7 +120,7 @@ function proxyAuthHeader(proxy: URL): Record<string, string> {
 function openTunnel(proxy: URL, target: URL, signal: AbortSignal | undefined): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const authority = `${target.hostname}:${target.port || "443"}`;
-    const req = http.request({
+    const req = nodeHttp.request({
       host: proxy.hostname,
       port: proxy.port || 80,
       method: "CONNECT",

@@ -4,9 +4,12 @@
  * same context as the `execute_code` call itself (so approvals and the working directory apply).
  */
 import { timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { capResult, DEFAULT_MAX_RESULT_CHARS, type ToolContext, type ToolRegistry } from "./registry.js";
+
+// Not an ESM import: on Node 24 the ESM namespace of node:http loads the bundled undici (~60 ms).
+const { createServer } = process.getBuiltinModule("node:http");
 
 /** Runs one tool call; lets the agent put its own pipeline (hooks, guardrails) in between. */
 export type ToolDispatcher = (name: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<string>;
