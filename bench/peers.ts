@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- --peers`: hermes beside the pi coding agent on the same one-tool task
- * against the same fake provider. pi is installed once into `.bench-tmp/pi` (gitignored) and
- * reused. pi reads the fake as a custom `openai-completions` provider from `models.json` in
+ * against the same fake provider. pi is installed once into `.bench-tmp/pi-<version>`
+ * (gitignored) and reused; which release depends on the running Node (see piReleaseFor). pi reads the fake as a custom `openai-completions` provider from `models.json` in
  * its agent directory (`PI_CODING_AGENT_DIR`) and runs one-shot with `-p`.
  */
 import { spawnSync } from "node:child_process";
@@ -13,9 +13,27 @@ import { assertTaskDone, hermesOneShotArgs } from "./one-shot.js";
 import { formatKiB, formatRatio, formatSample, type Row, type Sample, summarize, type TableHeader } from "./stats.js";
 import { startTaskProvider, TASK_OUTPUT, TASK_PROMPT, type TaskProvider } from "./task.js";
 
-const PI_PACKAGE = "@mariozechner/pi-coding-agent";
-export const PI_VERSION = "0.73";
-const PI_PREFIX = resolve(".bench-tmp/pi");
+interface PiRelease {
+  pkg: string;
+  version: string;
+}
+
+/**
+ * The newest pi that installs on the running Node: pi moved to a new package name at 0.74 and
+ * needs Node 22.19 from then on, so Node 20 measures the last release that still supports it.
+ */
+export function piReleaseFor(nodeVersion: string): PiRelease {
+  const [major = 0, minor = 0] = nodeVersion.split(".").map(Number);
+  const modern = major > 22 || (major === 22 && minor >= 19);
+  return modern
+    ? { pkg: "@earendil-works/pi-coding-agent", version: "0.87" }
+    : { pkg: "@mariozechner/pi-coding-agent", version: "0.73" };
+}
+
+const PI = piReleaseFor(process.versions.node);
+const PI_PACKAGE = PI.pkg;
+export const PI_VERSION = PI.version;
+const PI_PREFIX = resolve(`.bench-tmp/pi-${PI_VERSION}`);
 
 export interface PiInstall {
   entry: string;
