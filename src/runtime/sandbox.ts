@@ -127,7 +127,8 @@ export function applySandbox(
     mode,
     bwrap: bwrap!,
     writableRoots: config.sandbox.writable_roots,
-    network: config.sandbox.network,
+    network: config.sandbox.network === true,
+    ...(Array.isArray(config.sandbox.network) ? { allowedHosts: config.sandbox.network } : {}),
     ...secretsToHide(input.home),
   };
   configureSandbox(policy);

@@ -10,6 +10,13 @@ export function bool(fallback: boolean) {
   return z.boolean(accepts("true or false")).default(fallback);
 }
 
+/** true, false, or a list of strings (which selects some of what true would allow). */
+export function boolOrList(fallback: boolean, listMeans: string) {
+  return z
+    .union([z.boolean(), z.array(z.string())], accepts(`true, false, or a list of ${listMeans}`))
+    .default(fallback);
+}
+
 export function text(fallback: string) {
   return z.string(accepts("a string")).default(fallback);
 }

@@ -5,6 +5,7 @@
 import { z } from "../util/schema/index.js";
 import {
   bool,
+  boolOrList,
   integerAtLeast,
   integerBetween,
   nonEmptyText,
@@ -180,8 +181,8 @@ export const configSchema = z.object(
       mode: oneOf(["auto", "off", "workspace-write", "read-only"]).default("auto"),
       /** Writable inside the sandbox besides the working directory and the temp directory. */
       writable_roots: stringList(),
-      /** false cuts the network inside the sandbox. */
-      network: bool(true),
+      /** false cuts the network inside the sandbox; a list of hosts allows only those. */
+      network: boolOrList(true, "allowed hosts"),
     }),
     approvals: section({
       mode: oneOf(["manual", "smart", "off"]).default("manual"),

@@ -9,6 +9,7 @@ import { statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HERMES_UNREADABLE, HOME_SECRET_DIRS } from "./builtin/file-paths.js";
+import { type HostFilterProxy, RELAY_PORT, RELAY_SOURCE, startHostFilterProxy } from "./sandbox-proxy.js";
 
 export type SandboxMode = "off" | "workspace-write" | "read-only";
 
@@ -20,6 +21,8 @@ export interface SandboxPolicy {
   writableRoots: string[];
   /** false: no network at all inside the sandbox. */
   network: boolean;
+  /** With `network: false`, still reach these hosts through a filtering proxy (sandbox-proxy.ts). */
+  allowedHosts?: string[];
   /** Files shown as empty inside the sandbox (the agent's credentials and settings). */
   hiddenFiles: string[];
   /** Directories shown as empty inside the sandbox (the user's keys). */
@@ -30,10 +33,14 @@ export interface SandboxPolicy {
 const HERMES_HIDDEN_FILES = [...HERMES_UNREADABLE, "config.yaml"];
 
 let active: SandboxPolicy | undefined;
+let proxy: HostFilterProxy | undefined;
 
 /** Apply (or, with undefined, lift) the sandbox for every command started from now on. */
 export function configureSandbox(policy: SandboxPolicy | undefined): void {
+  proxy?.close();
+  proxy = undefined;
   active = policy;
+  if (policy?.allowedHosts && !policy.network) proxy = startHostFilterProxy(policy.allowedHosts);
 }
 
 function isDirectory(path: string): boolean {
@@ -89,5 +96,10 @@ export function sandboxed(
   options: { network?: boolean } = {},
 ): { file: string; args: string[] } {
   if (!active) return { file, args };
-  return { file: active.bwrap, args: [...bubblewrapArgs(active, cwd, options), file, ...args] };
+  const confinement = bubblewrapArgs(active, cwd, options);
+  if (proxy && !options.network) {
+    const relay = [process.execPath, "-e", RELAY_SOURCE, proxy.socketPath, String(RELAY_PORT), file, ...args];
+    return { file: active.bwrap, args: [...confinement, ...relay] };
+  }
+  return { file: active.bwrap, args: [...confinement, file, ...args] };
 }

@@ -122,6 +122,33 @@ test("read-only mode keeps even the project read-only, and network: false cuts t
   }
 });
 
+test("network: [hosts] reaches the allowed hosts through the proxy and nothing else", async (t) => {
+  if (!bwrapAvailable) return t.diagnostic(BWRAP_NOTE);
+  const server = createServer((_req, res) => res.end("reachable")).listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const w = await world("  mode: workspace-write\n  network: [localhost]\n");
+    const allowed = await w.run(`curl -sS http://localhost:${port}/`);
+    assert.equal(allowed.output.trim(), "reachable", allowed.output);
+    const tunnelled = await w.run(`curl -sS --proxytunnel http://localhost:${port}/`);
+    assert.equal(tunnelled.output.trim(), "reachable", tunnelled.output);
+    const other = await w.run(`curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/`);
+    assert.equal(other.output.trim(), "403", other.output);
+    const otherTunnel = await w.run(`curl -sS --proxytunnel http://127.0.0.1:${port}/ || echo refused`);
+    assert.match(otherTunnel.output, /refused/);
+    assert.doesNotMatch(otherTunnel.output, /reachable/);
+    const direct = await w.run(
+      `(exec 3<>/dev/tcp/127.0.0.1/${port} && echo reachable) 2>/dev/null || echo unreachable`,
+    );
+    assert.equal(direct.output.trim(), "unreachable");
+    const exit = await w.run("exit 7");
+    assert.equal(exit.exit_code, 7, "the relay in front of the command passes its exit status on");
+  } finally {
+    server.close();
+  }
+});
+
 test("auto confines unattended runs and leaves the interactive TUI to its approvals", async (t) => {
   const tui = await world("  mode: auto\n", { interactive: true });
   assert.equal(tui.runtime.sandbox.mode, "off");
