@@ -294,10 +294,18 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     },
     close: async () => {
       cache.close();
-      // Background processes the model started do not outlive the process that runs the agent.
+      // Background processes the model started do not outlive the process that runs the agent,
+      // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).
       const processes = defaultProcessManager();
       for (const info of processes.list().filter((p) => p.status === "running")) {
-        notice(`stopping background process ${info.session_id} (${info.command})`, "important");
+        if (info.output_file) {
+          notice(
+            `leaving background process ${info.session_id} running (pid ${info.pid}, ${info.command}); output: ${info.output_file}`,
+            "important",
+          );
+        } else {
+          notice(`stopping background process ${info.session_id} (${info.command})`, "important");
+        }
       }
       await processes.dispose();
       if (credentialPool) {

@@ -56,6 +56,7 @@ export async function assembleTools(
   registerBuiltinTools(registry, {
     approvals,
     terminalTimeoutSeconds: config.terminal.timeout,
+    allowKeepAlive: config.terminal.allow_keep_alive,
     codeExecution: {
       timeoutSeconds: config.code_execution.timeout,
       maxToolCalls: config.code_execution.max_tool_calls,

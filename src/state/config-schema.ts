@@ -174,6 +174,8 @@ export const configSchema = z.object(
       timeout: integerAtLeast(1, 180),
       /** Provider keys that commands may see after all (withheld by default). */
       env_passthrough: stringList(),
+      /** Let the model start background processes that outlive hermes (`keep_alive`). */
+      allow_keep_alive: bool(false),
     }),
     /** The OS sandbox for commands the model runs (our addition; see docs/security.md). */
     sandbox: section({

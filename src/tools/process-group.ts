@@ -12,6 +12,10 @@ export interface ShellOptions {
   stdin?: "pipe" | "ignore";
   /** Keep the host network inside the sandbox even when the sandbox cuts it. */
   network?: boolean;
+  /** Send stdout and stderr to this file descriptor instead of pipes. */
+  outputFd?: number;
+  /** The command may outlive this process (it is not tied to it, inside the sandbox either). */
+  outliveParent?: boolean;
 }
 
 export interface ChildExit {
@@ -43,12 +47,16 @@ export function spawnShell(command: string, options: ShellOptions): ChildProcess
 
 /** Start `file args` as the leader of a new process group, inside the sandbox when one is active. */
 export function spawnGroup(file: string, args: string[], options: ShellOptions): ChildProcess {
-  const confined = sandboxed(file, args, options.cwd, options.network ? { network: true } : {});
+  const confined = sandboxed(file, args, options.cwd, {
+    ...(options.network ? { network: true } : {}),
+    ...(options.outliveParent ? { outliveParent: true } : {}),
+  });
+  const output = options.outputFd ?? "pipe";
   return spawn(confined.file, confined.args, {
     cwd: options.cwd,
     env: options.env ?? commandEnv(),
     detached: true,
-    stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
+    stdio: [options.stdin ?? "ignore", output, output],
   });
 }
 

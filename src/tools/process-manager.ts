@@ -2,11 +2,16 @@
  * Background processes started by `terminal(background=true)`: each keeps a capped rolling
  * output buffer, can be polled, read, waited on, written to and killed, and may announce its
  * exit through a callback. Every process still running is killed when the manager is disposed
- * or the Node process exits.
+ * or the Node process exits, except one started with `keepAlive`: its output goes to a file
+ * (pipes would break when we exit) and it is left running.
  */
 
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { cleanTerminalOutput, RingBuffer } from "./output-capture.js";
 import {
   type ChildExit,
@@ -35,6 +40,8 @@ export interface StartProcessOptions {
   taskId?: string;
   /** Called once with a short report when the process exits. Must not throw (errors are swallowed). */
   onComplete?: (text: string) => void;
+  /** Leave it running when the manager is disposed or Node exits; its output goes to a file. */
+  keepAlive?: boolean;
 }
 
 export interface ProcessInfo {
@@ -47,6 +54,8 @@ export interface ProcessInfo {
   started_at: string;
   uptime_seconds: number;
   output_chars: number;
+  /** Where the output of a keep-alive process goes. */
+  output_file?: string;
 }
 
 interface ManagedProcess {
@@ -62,6 +71,8 @@ interface ManagedProcess {
   pollCursor: number;
   owner?: string;
   done: Promise<void>;
+  /** Keep-alive processes write to a file, read into `output` as it grows. */
+  outputFile?: { path: string; read: number; decoder: StringDecoder };
 }
 
 export class ProcessNotFoundError extends Error {}
@@ -70,6 +81,8 @@ export interface ProcessManagerOptions {
   bufferChars?: number;
   maxProcesses?: number;
   killGraceMs?: number;
+  /** Where keep-alive processes write their output; default `<tmp>/hermes-processes`. */
+  keepAliveDir?: string;
 }
 
 export class ProcessManager {
@@ -77,11 +90,13 @@ export class ProcessManager {
   private readonly bufferChars: number;
   private readonly maxProcesses: number;
   private readonly killGraceMs: number;
+  private readonly keepAliveDir: string;
 
   constructor(options: ProcessManagerOptions = {}) {
     this.bufferChars = options.bufferChars ?? DEFAULT_PROCESS_BUFFER_CHARS;
     this.maxProcesses = options.maxProcesses ?? DEFAULT_MAX_PROCESSES;
     this.killGraceMs = options.killGraceMs ?? 2000;
+    this.keepAliveDir = options.keepAliveDir ?? join(tmpdir(), "hermes-processes");
   }
 
   start(options: StartProcessOptions): ProcessInfo {
@@ -91,9 +106,31 @@ export class ProcessManager {
       throw new Error(`too many background processes (${running}); kill some with process(action="kill") first`);
     }
     watchForExit(this);
-    const child = spawnShell(options.command, { cwd: options.cwd, env: options.env ?? commandEnv(), stdin: "pipe" });
+    const id = `proc_${randomBytes(6).toString("hex")}`;
+    const outputFile = options.keepAlive ? join(this.keepAliveDir, `${id}.log`) : undefined;
+    let outputFd: number | undefined;
+    if (outputFile) {
+      mkdirSync(this.keepAliveDir, { recursive: true, mode: 0o700 });
+      outputFd = openSync(outputFile, "a", 0o600);
+    }
+    let child: ChildProcess;
+    try {
+      child = spawnShell(options.command, {
+        cwd: options.cwd,
+        env: options.env ?? commandEnv(),
+        stdin: "pipe",
+        ...(outputFd === undefined ? {} : { outputFd, outliveParent: true }),
+      });
+    } finally {
+      if (outputFd !== undefined) closeSync(outputFd);
+    }
+    if (outputFile) {
+      // Nothing of ours may keep Node running for it, or hold it when we exit.
+      child.unref();
+      (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    }
     const record: ManagedProcess = {
-      id: `proc_${randomBytes(6).toString("hex")}`,
+      id,
       command: options.command,
       cwd: options.cwd,
       child,
@@ -103,6 +140,7 @@ export class ProcessManager {
       pollCursor: 0,
       owner: options.sessionId ?? options.taskId,
       done: Promise.resolve(),
+      ...(outputFile ? { outputFile: { path: outputFile, read: 0, decoder: new StringDecoder("utf8") } } : {}),
     };
     child.stdout?.setEncoding("utf8");
     child.stderr?.setEncoding("utf8");
@@ -209,9 +247,9 @@ export class ProcessManager {
     return this.info(record);
   }
 
-  /** Kill every running process and forget all records. */
+  /** Kill every running process but the keep-alive ones, and forget all records. */
   async dispose(): Promise<void> {
-    const running = [...this.processes.values()].filter((p) => !p.exit);
+    const running = [...this.processes.values()].filter((p) => !p.exit && !p.outputFile);
     for (const record of running) record.killed = true;
     await Promise.all(running.map((p) => terminateGroup(p.child, p.done, this.killGraceMs)));
     this.processes.clear();
@@ -220,10 +258,13 @@ export class ProcessManager {
 
   /** Synchronous last resort when Node exits: SIGKILL every group still running. */
   killAllNow(): void {
-    for (const record of this.processes.values()) if (!record.exit) signalGroup(record.child.pid, "SIGKILL");
+    for (const record of this.processes.values()) {
+      if (!record.exit && !record.outputFile) signalGroup(record.child.pid, "SIGKILL");
+    }
   }
 
   private finish(record: ManagedProcess, exit: ChildExit, onComplete?: (text: string) => void): void {
+    this.catchUp(record);
     record.exit = exit;
     record.endedAt = Date.now();
     if (!onComplete) return;
@@ -248,7 +289,35 @@ export class ProcessManager {
   private find(id: string, owner?: string): ManagedProcess {
     const record = this.processes.get(id);
     if (!record || !this.visible(record, owner)) throw new ProcessNotFoundError(`no background process "${id}"`);
+    this.catchUp(record);
     return record;
+  }
+
+  /** Bring a keep-alive process's output file into its buffer (at most what the buffer holds). */
+  private catchUp(record: ManagedProcess): void {
+    const file = record.outputFile;
+    if (!file) return;
+    let fd: number;
+    try {
+      fd = openSync(file.path, "r");
+    } catch {
+      return;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      // Bytes the buffer would drop anyway are skipped (4 bytes per character at most).
+      const skipTo = size - this.bufferChars * 4;
+      if (file.read < skipTo) file.read = skipTo;
+      while (file.read < size) {
+        const chunk = Buffer.alloc(Math.min(size - file.read, 1 << 20));
+        const n = readSync(fd, chunk, 0, chunk.length, file.read);
+        if (n <= 0) break;
+        file.read += n;
+        record.output.append(file.decoder.write(chunk.subarray(0, n)));
+      }
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private visible(record: ManagedProcess, owner?: string): boolean {
@@ -269,6 +338,7 @@ export class ProcessManager {
       started_at: new Date(record.startedAt).toISOString(),
       uptime_seconds: Math.round((end - record.startedAt) / 100) / 10,
       output_chars: record.output.end,
+      ...(record.outputFile ? { output_file: record.outputFile.path } : {}),
     };
   }
 

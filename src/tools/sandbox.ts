@@ -68,8 +68,16 @@ export function secretsToHide(hermesHome: string, home = homedir()): Pick<Sandbo
 }
 
 /** The bwrap arguments that confine a command started in `cwd`. */
-export function bubblewrapArgs(policy: SandboxPolicy, cwd: string, options: { network?: boolean } = {}): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--die-with-parent"];
+export interface ConfineOptions {
+  /** Keep the host network even when the policy cuts it. */
+  network?: boolean;
+  /** Leave out --die-with-parent: the command may outlive the agent (keep_alive). */
+  outliveParent?: boolean;
+}
+
+export function bubblewrapArgs(policy: SandboxPolicy, cwd: string, options: ConfineOptions = {}): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  if (!options.outliveParent) args.push("--die-with-parent");
   const writable = [tmpdir(), ...policy.writableRoots];
   if (policy.mode === "workspace-write") writable.unshift(cwd);
   for (const root of writable) {
@@ -93,7 +101,7 @@ export function sandboxed(
   file: string,
   args: string[],
   cwd: string,
-  options: { network?: boolean } = {},
+  options: ConfineOptions = {},
 ): { file: string; args: string[] } {
   if (!active) return { file, args };
   const confinement = bubblewrapArgs(active, cwd, options);

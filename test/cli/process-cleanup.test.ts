@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
@@ -87,4 +87,59 @@ test("SIGTERM during a foreground command stops the command's whole process grou
   const gone = Date.now() + 5000;
   while (alive(grandchild) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(alive(grandchild), false, "the command's children were stopped with it");
+});
+
+test("a keep_alive process the user allowed outlives the run, its output in a file the run names", async (t) => {
+  const work = tempDir("hermes-keep-");
+  const pidFile = join(work, "kept.pid");
+  const home = tempDir("hermes-home-");
+  writeFileSync(join(home, "config.yaml"), "terminal:\n  allow_keep_alive: true\n");
+  fake.setScript([
+    {
+      toolCalls: [
+        {
+          name: "terminal",
+          arguments: {
+            command: `echo $$ > ${pidFile}; echo serving-on-8000; exec sleep 300`,
+            background: true,
+            keep_alive: true,
+          },
+        },
+      ],
+    },
+    async () => {
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return { text: "left it running" };
+    },
+  ]);
+  const run = await runNode(["dist/cli/main.js", "chat", "-q", "start a server", ...args()], { env: env(home) });
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  t.after(() => {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "left it running\n");
+  const left = /leaving background process proc_\w+ running \(pid \d+, .*\); output: (\S+)/.exec(run.stderr);
+  assert.ok(left, run.stderr);
+  assert.equal(alive(pid), true, "the keep-alive process is still running after hermes exited");
+  assert.match(readFileSync(left[1]!, "utf8"), /serving-on-8000/);
+});
+
+test("keep_alive is refused, with the setting to change, unless the user allowed it", async () => {
+  fake.setScript([
+    { toolCalls: [{ name: "terminal", arguments: { command: "sleep 300", background: true, keep_alive: true } }] },
+    { text: "could not" },
+  ]);
+  const run = await runNode(["dist/cli/main.js", "chat", "-q", "start a server", ...args()], {
+    env: env(tempDir("hermes-home-")),
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const toolResult = JSON.stringify(fake.requests.at(-1)?.body);
+  assert.match(toolResult, /keep_alive is not allowed: the user has not set terminal.allow_keep_alive/);
+  assert.doesNotMatch(run.stderr, /background process/);
 });

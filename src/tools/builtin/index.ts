@@ -18,6 +18,8 @@ export interface BuiltinToolsDeps {
   processManager?: ProcessManager;
   /** `terminal.timeout` in seconds. */
   terminalTimeoutSeconds?: number;
+  /** `terminal.allow_keep_alive`. */
+  allowKeepAlive?: boolean;
   /** `web.backend`. */
   webBackend?: string;
   /** `web.allow_private_urls`. */
@@ -32,6 +34,7 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     processManager,
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     ...(deps.terminalTimeoutSeconds ? { defaultTimeoutSeconds: deps.terminalTimeoutSeconds } : {}),
+    ...(deps.allowKeepAlive ? { allowKeepAlive: true } : {}),
   });
   registerProcessTools(registry, { processManager, ...(deps.approvals ? { approvals: deps.approvals } : {}) });
   registerFileTools(registry);

@@ -30,6 +30,8 @@ export interface TerminalDeps {
   maxOutputChars?: number;
   /** Time between SIGTERM and SIGKILL when stopping a command. */
   killGraceMs?: number;
+  /** `terminal.allow_keep_alive`: background processes may outlive hermes when asked to. */
+  allowKeepAlive?: boolean;
 }
 
 export const terminalParameters = z.object({
@@ -57,6 +59,12 @@ export const terminalParameters = z.object({
     .optional()
     .describe(
       "With background=true: get one notification when the process exits, so you can keep working instead of polling.",
+    ),
+  keep_alive: z
+    .boolean()
+    .optional()
+    .describe(
+      "With background=true: keep the process running after hermes exits (a server the user wants left up); its output then goes to a file. Refused unless the user allowed it.",
     ),
 });
 
@@ -117,7 +125,22 @@ export async function runTerminal(
   const verdict = await policy.check(command, ctx);
   if (!verdict.allowed) return fail(verdict.message);
 
-  if (args.background) return startBackground(command, cwd, args.notify_on_complete === true, ctx, deps);
+  if (args.keep_alive && !args.background) return fail("keep_alive applies only with background=true");
+  if (args.keep_alive && !deps.allowKeepAlive) {
+    return fail(
+      "keep_alive is not allowed: the user has not set terminal.allow_keep_alive. Start it without keep_alive " +
+        "(it stops when hermes exits), or ask the user to allow processes that outlive hermes.",
+    );
+  }
+  if (args.background) {
+    return startBackground(
+      command,
+      cwd,
+      { notify: args.notify_on_complete === true, keepAlive: args.keep_alive === true },
+      ctx,
+      deps,
+    );
+  }
   return runForeground(command, cwd, timeout, ctx.signal, deps);
 }
 
@@ -137,7 +160,7 @@ function isDirectory(path: string): boolean {
 function startBackground(
   command: string,
   cwd: string,
-  notify: boolean,
+  { notify, keepAlive }: { notify: boolean; keepAlive: boolean },
   ctx: ToolContext,
   deps: TerminalDeps,
 ): TerminalResult {
@@ -153,11 +176,13 @@ function startBackground(
       sessionId: ctx.sessionId,
       taskId: ctx.taskId,
       onComplete: notify ? notifier : undefined,
+      keepAlive,
     });
   } catch (err) {
     return fail((err as Error).message);
   }
   let output = `Background process started (session_id ${info.session_id}). Use the process tool to poll, read its log, wait for it or kill it.`;
+  if (info.output_file) output += ` It keeps running after hermes exits; its output goes to ${info.output_file}.`;
   if (notify && !notifier) output += " Completion notifications are not available here; poll it instead.";
   else if (notify) output += " You will be notified when it exits.";
   return { output, exit_code: 0, session_id: info.session_id, pid: info.pid };
