@@ -85,6 +85,8 @@ const mcpServer = z
       timeout: integerAtLeast(1, 120),
       connect_timeout: integerAtLeast(1, 60),
       tools: section({ include: stringList(), exclude: stringList() }),
+      /** Our addition: run this stdio server inside the OS sandbox, when one is active. */
+      sandbox: bool(false),
     },
     { error: () => "a mapping describing an MCP server" },
   )

@@ -8,6 +8,7 @@ import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
 import { tempDir } from "../state/temp-dir.js";
+import { FILESYSTEM_BIN } from "../tools/fixtures/mcp-helpers.js";
 
 const bwrapAvailable = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p));
 const BWRAP_NOTE = "bubblewrap is not installed here, so the sandbox was not exercised (CI installs it)";
@@ -147,6 +148,22 @@ test("network: [hosts] reaches the allowed hosts through the proxy and nothing e
   } finally {
     server.close();
   }
+});
+
+test("an MCP server with sandbox: true runs confined; one without it does not", async (t) => {
+  if (!bwrapAvailable) return t.diagnostic(BWRAP_NOTE);
+  const outside = tempDir("hermes-mcp-outside-");
+  const server = (sandbox: boolean) =>
+    `    command: ${process.execPath}\n    args: [${FILESYSTEM_BIN}, ${outside}]\n    sandbox: ${sandbox}\n`;
+  const w = await world(`  mode: workspace-write\nmcp_servers:\n  boxed:\n${server(true)}  free:\n${server(false)}`);
+  const ctx = { cwd: w.cwd, signal: new AbortController().signal };
+  const boxed = await w.runtime.registry
+    .get("mcp_boxed_write_file")!
+    .handler({ path: join(outside, "boxed.txt"), content: "x" }, ctx);
+  assert.match(boxed, /read-only file system|EROFS/i);
+  assert.equal(existsSync(join(outside, "boxed.txt")), false);
+  await w.runtime.registry.get("mcp_free_write_file")!.handler({ path: join(outside, "free.txt"), content: "x" }, ctx);
+  assert.equal(readFileSync(join(outside, "free.txt"), "utf8"), "x");
 });
 
 test("auto confines unattended runs and leaves the interactive TUI to its approvals", async (t) => {

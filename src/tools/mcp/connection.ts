@@ -6,6 +6,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { packageVersion } from "../../util/version.js";
+import { sandboxed } from "../sandbox.js";
 import { interpolate, interpolateMap, serverEnvironment } from "./env.js";
 import { formatCallResult, type McpCallResult } from "./results.js";
 import { loadSdk, type McpSdk } from "./sdk.js";
@@ -254,9 +255,13 @@ export class McpConnection {
     const command = this.settings.command ?? "";
     const env = serverEnvironment(this.settings.env ?? {}, this.hooks.env ?? process.env);
     this.noteMissing(env.missing);
+    const cwd = this.settings.cwd ?? process.cwd();
+    const program = this.settings.sandbox
+      ? sandboxed(command, this.settings.args ?? [], cwd)
+      : { file: command, args: this.settings.args ?? [] };
     const transport = new sdk.StdioClientTransport({
-      command,
-      args: this.settings.args ?? [],
+      command: program.file,
+      args: program.args,
       env: env.values,
       stderr: "pipe",
       ...(this.settings.cwd ? { cwd: this.settings.cwd } : {}),

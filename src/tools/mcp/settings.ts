@@ -19,6 +19,8 @@ export interface McpServerSettings {
   /** Seconds the start and handshake may take. */
   connect_timeout?: number;
   tools?: { include?: string[]; exclude?: string[] };
+  /** Start a stdio server inside the OS sandbox (when one is active), like the model's commands. */
+  sandbox?: boolean;
 }
 
 export const DEFAULT_CALL_TIMEOUT_SECONDS = 120;
