@@ -6,8 +6,10 @@
  * Text already delivered to listeners is not delivered twice on a retry.
  */
 import { type ClassifiedError, classifyApiError } from "../llm/errors.js";
+import { diagnoseFailure } from "../llm/failure-cause.js";
 import { type CollectedReply, collect } from "../llm/normalize.js";
 import type { LlmEvent, LlmRequest } from "../llm/types.js";
+import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from "../llm/watchdog.js";
 import { estimateTokens } from "../util/tokens.js";
 import type { AgentEmitter } from "./events.js";
 import { MemoryContextScrubber } from "./memory-scrubber.js";
@@ -27,6 +29,41 @@ export interface ModelCallOptions {
   compress?: () => Promise<boolean>;
   /** Emit text and reasoning deltas to listeners (off for side calls). */
   stream?: boolean;
+  /** The transport's first-byte timeout; a silent provider is announced at a third of it (at most 10 s). */
+  firstByteTimeoutMs?: number;
+}
+
+/** Longest silence before a "waiting" status says the provider has not started answering. */
+const WAIT_NOTICE_MAX_MS = 10_000;
+
+/**
+ * Announces once when the first event of a reply is slow to come, so a user watching a quiet
+ * terminal knows hermes is waiting on the provider, not hung. Stops at the first event.
+ */
+async function* announceSlowStart(
+  events: AsyncIterable<LlmEvent>,
+  emitter: AgentEmitter,
+  route: ModelRoute,
+  firstByteTimeoutMs: number,
+): AsyncIterable<LlmEvent> {
+  const after = Math.min(WAIT_NOTICE_MAX_MS, Math.max(1, Math.round(firstByteTimeoutMs / 3)));
+  const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+  const timer = setTimeout(() => {
+    emitter.emit({
+      type: "status",
+      kind: "waiting",
+      message: `waiting for ${route.provider}/${route.model} to start answering (nothing after ${seconds(after)}; giving up after ${seconds(firstByteTimeoutMs)})`,
+    });
+  }, after);
+  timer.unref();
+  try {
+    for await (const event of events) {
+      clearTimeout(timer);
+      yield event;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export class ModelCallError extends Error {
@@ -101,7 +138,12 @@ export async function callModel(
     options.signal.addEventListener("abort", forward, { once: true });
     if (options.signal.aborted) forward();
     try {
-      const events = route.transport.stream(request, attempt.signal);
+      const events = announceSlowStart(
+        route.transport.stream(request, attempt.signal),
+        options.emitter,
+        route,
+        options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+      );
       const reply = await collect(
         options.stream === false ? events : forwardDeltas(events, options.emitter, delivered),
       );
@@ -115,8 +157,10 @@ export async function callModel(
         numMessages: request.messages.length,
         ...(route.contextLength !== undefined ? { contextLength: route.contextLength } : {}),
       });
+      const diagnosis = diagnoseFailure(error);
       const retry = await recover({
         classified,
+        ...(diagnosis ? { diagnosis } : {}),
         request,
         routes,
         state,
@@ -125,7 +169,7 @@ export async function callModel(
         emitter: options.emitter,
         ...(options.compress ? { compress: options.compress } : {}),
       });
-      if (!retry) throw new ModelCallError(abortGuidance(classified, route), classified, { cause: error });
+      if (!retry) throw new ModelCallError(abortGuidance(classified, route, diagnosis), classified, { cause: error });
     } finally {
       options.signal.removeEventListener("abort", forward);
     }

@@ -22,6 +22,8 @@ export interface RouteSpec {
   apiMode?: ApiMode;
   /** Several keys for this provider; rotated on errors flagged for rotation. */
   credentialPool?: CredentialPool;
+  /** Longest wait for the first byte of a reply (`agent.first_byte_timeout`). */
+  firstByteTimeoutMs?: number;
 }
 
 export interface AgentOptions {
@@ -82,6 +84,8 @@ export interface AgentOptions {
   /** Extra fields merged into every request body (e.g. Ollama's `options.num_ctx`). */
   extraBody?: Record<string, unknown>;
   retry?: Partial<RetryPolicy>;
+  /** Longest wait for the first byte of a model reply (default 30 s; `agent.first_byte_timeout`). */
+  firstByteTimeoutMs?: number;
   /** Tool-loop guardrails; `false` turns them off. */
   guardrails?: ToolGuardrails | false;
   /** Agent services handed to tools through their context (memory store, session search, ...). */
@@ -101,6 +105,7 @@ function transportFor(spec: RouteSpec, apiKey: string | undefined): Promise<Tran
     ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}),
     ...(apiKey ? { apiKey } : {}),
     ...(spec.apiMode ? { apiMode: spec.apiMode } : {}),
+    ...(spec.firstByteTimeoutMs ? { timeouts: { headersMs: spec.firstByteTimeoutMs } } : {}),
   });
 }
 
@@ -137,8 +142,12 @@ export async function resolveRoutes(options: AgentOptions): Promise<ModelRoute[]
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),
         ...(options.apiMode ? { apiMode: options.apiMode } : {}),
         ...(options.credentialPool ? { credentialPool: options.credentialPool } : {}),
+        ...(options.firstByteTimeoutMs ? { firstByteTimeoutMs: options.firstByteTimeoutMs } : {}),
       });
-  const fallbacks = await Promise.all((options.fallbackProviders ?? []).map(routeFor));
+  const waitLimit = options.firstByteTimeoutMs ? { firstByteTimeoutMs: options.firstByteTimeoutMs } : {};
+  const fallbacks = await Promise.all(
+    (options.fallbackProviders ?? []).map((spec) => routeFor({ ...spec, ...waitLimit })),
+  );
   return [primary, ...fallbacks];
 }
 

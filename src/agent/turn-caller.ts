@@ -42,6 +42,7 @@ export class TurnCaller {
         signal: this.options.signal,
         emitter,
         retry: agent.retry ?? {},
+        ...(agent.firstByteTimeoutMs ? { firstByteTimeoutMs: agent.firstByteTimeoutMs } : {}),
         compress: this.options.compress,
       });
       this.usage = addUsage(this.usage, result.reply.usage);

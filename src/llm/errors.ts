@@ -20,6 +20,8 @@ export interface LlmErrorInit {
   cause?: unknown;
   /** Transport code such as ECONNRESET or ETIMEDOUT. */
   code?: string;
+  /** The URL the failed request went to. */
+  url?: string;
 }
 
 export class LlmError extends Error {
@@ -31,6 +33,7 @@ export class LlmError extends Error {
   readonly body?: unknown;
   readonly headers?: Record<string, string>;
   readonly code?: string;
+  readonly url?: string;
 
   constructor(message: string, init: LlmErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -41,6 +44,7 @@ export class LlmError extends Error {
     if (init.body !== undefined) this.body = init.body;
     if (init.headers !== undefined) this.headers = init.headers;
     if (init.code !== undefined) this.code = init.code;
+    if (init.url !== undefined) this.url = init.url;
   }
 }
 
@@ -55,7 +59,7 @@ export interface ErrorResponse {
 
 export async function llmErrorFromResponse(
   response: ErrorResponse,
-  where: { provider?: string; model?: string } = {},
+  where: { provider?: string; model?: string; url?: string } = {},
 ): Promise<LlmError> {
   let text = "";
   try {

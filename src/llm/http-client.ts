@@ -75,7 +75,8 @@ function agentFor(protocol: string): http.Agent {
   return httpAgent;
 }
 
-function hostOf(url: string): string {
+/** host[:port] of a URL, or the text itself when it is not one. */
+export function hostOf(url: string): string {
   try {
     return new URL(url).host;
   } catch {
@@ -87,7 +88,7 @@ function hostOf(url: string): string {
 export function networkError(error: unknown, url: string, context: ErrorContext): LlmError {
   if (error instanceof LlmError) return error;
   const code = errorCode(error);
-  const fields: ConstructorParameters<typeof LlmError>[1] = { kind: "network", cause: error, ...context };
+  const fields: ConstructorParameters<typeof LlmError>[1] = { kind: "network", cause: error, url, ...context };
   if (code) fields.code = code;
   return new LlmError(`Could not reach ${hostOf(url)}${code ? ` (${code})` : ""}.`, fields);
 }

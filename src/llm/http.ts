@@ -4,9 +4,9 @@
  * their system error code; a slow start is a timeout; a cancelled signal is an abort.
  */
 import { LlmError, llmErrorFromResponse } from "./errors.js";
-import { type HttpResponse, httpRequest } from "./http-client.js";
+import { type HttpResponse, hostOf, httpRequest } from "./http-client.js";
 import { proxyForUrl } from "./proxy.js";
-import { abortError, DEFAULT_READ_TIMEOUT_MS, type ErrorContext, type StreamTimeouts } from "./watchdog.js";
+import { abortError, DEFAULT_FIRST_BYTE_TIMEOUT_MS, type ErrorContext, type StreamTimeouts } from "./watchdog.js";
 
 export interface PostJsonOptions extends ErrorContext {
   headers?: Record<string, string> | undefined;
@@ -31,7 +31,7 @@ function errorWhere(context: ErrorContext): { provider?: string; model?: string 
 export async function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<HttpResponse> {
   const context: ErrorContext = { provider: options.provider, model: options.model };
   if (options.signal.aborted) throw abortError(context);
-  const headersMs = options.timeouts?.headersMs ?? options.timeouts?.readMs ?? DEFAULT_READ_TIMEOUT_MS;
+  const headersMs = options.timeouts?.headersMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
   const headersTimer = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -55,9 +55,10 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
   } catch (error) {
     if (options.signal.aborted) throw abortError(context);
     if (timedOut) {
-      throw new LlmError(`No response from the provider within ${Math.round(headersMs / 1000)} s.`, {
+      throw new LlmError(`No response from ${hostOf(url)} within ${formatSeconds(headersMs)}.`, {
         kind: "timeout",
         cause: error,
+        url,
         ...context,
       });
     }
@@ -65,6 +66,19 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
   } finally {
     clearTimeout(timer);
   }
-  if (response.status < 200 || response.status > 299) throw await llmErrorFromResponse(response, errorWhere(context));
+  if (response.status < 200 || response.status > 299) {
+    throw await llmErrorFromResponse(response, { ...errorWhere(context), url });
+  }
+  if (/^text\/html\b/i.test(response.headers["content-type"] ?? "")) {
+    response.cancel();
+    throw new LlmError(
+      `${url} answered with a web page (HTTP ${response.status}, text/html), not the model API: the base URL probably points at a website or a login page.`,
+      { kind: "malformed", status: response.status, code: "NOT_AN_API", url, ...context },
+    );
+  }
   return response;
+}
+
+function formatSeconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }

@@ -10,11 +10,12 @@ export interface StreamTimeouts {
   readMs?: number;
   /** Longest time without a meaningful event (default 90 s). */
   staleMs?: number;
-  /** Longest wait for the response headers (default: `readMs`). */
+  /** Longest wait for the first byte of the response, its headers (default 30 s). */
   headersMs?: number;
 }
 
 export const DEFAULT_READ_TIMEOUT_MS = 60_000;
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
 export const DEFAULT_STALE_TIMEOUT_MS = 90_000;
 
 export interface ErrorContext {

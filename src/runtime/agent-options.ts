@@ -113,6 +113,7 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
       ...(f.api_mode && f.api_mode !== "auto" ? { apiMode: f.api_mode as NonNullable<AgentOptions["apiMode"]> } : {}),
     })),
     maxIterations: overrides.maxTurns ?? config.agent.max_turns,
+    firstByteTimeoutMs: Math.round(config.agent.first_byte_timeout * 1000),
     registry: input.registry,
     platform: input.platform,
     sessionStore: store,

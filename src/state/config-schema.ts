@@ -127,6 +127,8 @@ export const configSchema = z.object(
       /** Append every finished run to the ShareGPT trajectory files in HERMES_HOME. */
       save_trajectories: bool(false),
       reasoning_effort: oneOf(REASONING_EFFORTS).default(""),
+      /** Our addition: seconds to wait for the first byte of a model reply before retrying. */
+      first_byte_timeout: numberBetween(0.1, 3600, 30),
     }),
     toolsets: stringList(["hermes-cli"]),
     compression: section({

@@ -16,9 +16,9 @@ export interface BackoffOptions {
   jitterRatio?: number;
   /** Uniform random in [0, 1); defaults to the decorrelated source described above. */
   random?: () => number;
-  /** A server-given wait (retry-after): the result is never shorter than it (after capping). */
+  /** A server-given wait (retry-after): when present it is the delay, exactly (after capping). */
   retryAfterMs?: number;
-  /** A server-given wait longer than this is capped to it (default 5 min). */
+  /** A server-given wait longer than this is capped to it (default: capMs). */
   maxRetryAfterMs?: number;
 }
 
@@ -42,20 +42,21 @@ export function decorrelatedRandom(): number {
 
 /**
  * Delay before retry number `attempt` (1-based): base * 2^(attempt-1) capped at capMs, plus up
- * to jitterRatio of that as jitter. A retry-after from the server sets a floor, with a little
- * jitter of its own so sessions told the same instant do not all wake together.
+ * to jitterRatio of that as jitter. A retry-after from the server replaces all of that: the
+ * server knows when it will take the request, so waiting longer only wastes the user's time
+ * (and it already staggers the clients it tells).
  */
 export function backoffDelayMs(attempt: number, options: BackoffOptions = {}): number {
   const baseMs = options.baseMs ?? 5000;
   const capMs = options.capMs ?? 120_000;
+  if (options.retryAfterMs !== undefined && options.retryAfterMs >= 0 && Number.isFinite(options.retryAfterMs)) {
+    return Math.min(options.retryAfterMs, options.maxRetryAfterMs ?? capMs);
+  }
   const jitterRatio = options.jitterRatio ?? 0.5;
   const random = options.random ?? decorrelatedRandom;
   const exponent = Math.max(0, Math.floor(attempt) - 1);
   const delay = Math.min(baseMs * 2 ** Math.min(exponent, 52), capMs);
-  const jittered = delay + random() * jitterRatio * delay;
-  if (options.retryAfterMs === undefined || !(options.retryAfterMs > 0)) return jittered;
-  const serverWait = Math.min(options.retryAfterMs, options.maxRetryAfterMs ?? 300_000);
-  return Math.max(jittered, serverWait + random() * 0.1 * serverWait);
+  return delay + random() * jitterRatio * delay;
 }
 
 export function abortError(reason?: unknown): Error {

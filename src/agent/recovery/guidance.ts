@@ -1,11 +1,13 @@
 /** The message a user sees when every recovery step has been tried: what failed and what to do next. */
 import type { ClassifiedError } from "../../llm/errors.js";
+import type { FailureDiagnosis } from "../../llm/failure-cause.js";
 import type { ModelRoute } from "./types.js";
 
 const FALLBACK_HINT = "or list backups under fallback_providers in config.yaml";
 
-export function abortGuidance(classified: ClassifiedError, route: ModelRoute): string {
+export function abortGuidance(classified: ClassifiedError, route: ModelRoute, diagnosis?: FailureDiagnosis): string {
   const where = `${route.provider}/${route.model}`;
+  if (diagnosis) return `${where}: ${diagnosis.words}`;
   switch (classified.reason) {
     case "auth":
     case "auth_permanent":

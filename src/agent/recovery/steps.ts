@@ -10,6 +10,7 @@
  *  5. cap the output tokens     (10. abort with guidance, in the caller)
  */
 import type { ClassifiedError, FailoverReason } from "../../llm/errors.js";
+import type { FailureDiagnosis } from "../../llm/failure-cause.js";
 import type { LlmRequest } from "../../llm/types.js";
 import { backoffDelayMs, sleepWithSignal } from "../../util/backoff.js";
 import type { AgentEmitter, StatusKind } from "../events.js";
@@ -62,6 +63,8 @@ export function amendRequest(request: LlmRequest, state: RecoveryState): LlmRequ
 
 export interface Failure {
   classified: ClassifiedError;
+  /** What the transport knows about the failure; `retryable: false` ends retries of this route. */
+  diagnosis?: FailureDiagnosis;
   /** The request that failed, as sent. */
   request: LlmRequest;
   routes: ModelRoute[];
@@ -140,6 +143,7 @@ const compress: Step = async (f) => {
 const rebuildTransport: Step = async (f) => {
   const route = routeOf(f);
   if (f.classified.reason !== "timeout" || f.classified.statusCode !== undefined) return false;
+  if (f.diagnosis?.retryable === false) return false;
   if (!route.rebuildTransport || f.state.rebuilt.has(route)) return false;
   f.state.rebuilt.add(route);
   route.transport = await route.rebuildTransport(f.classified);
@@ -162,8 +166,11 @@ const switchToFallback: Step = (f) => {
   // Transient faults get the primary's retries first; errors that retrying cannot fix (and
   // rate limits, where waiting is the expensive path) switch at once.
   const eager = !classified.retryable || classified.reason === "rate_limit";
+  const hopeless = f.diagnosis?.retryable === false;
   const switchNow =
-    (classified.shouldFallback && eager) || (classified.retryable && state.attempt >= retryLimit(classified, policy));
+    hopeless ||
+    (classified.shouldFallback && eager) ||
+    (classified.retryable && state.attempt >= retryLimit(classified, policy));
   if (!switchNow) return false;
   const from = routeOf(f);
   state.routeIndex++;
@@ -179,7 +186,7 @@ const switchToFallback: Step = (f) => {
 const backOff: Step = async (f) => {
   const { classified, state, policy } = f;
   const limit = retryLimit(classified, policy);
-  if (!classified.retryable || state.attempt >= limit) return false;
+  if (!classified.retryable || f.diagnosis?.retryable === false || state.attempt >= limit) return false;
   state.attempt++;
   const refused = classified.errorCode === "ECONNREFUSED";
   const retryAfterMs = classified.retryAfterSeconds !== undefined ? classified.retryAfterSeconds * 1000 : undefined;
