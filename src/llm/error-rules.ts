@@ -15,16 +15,19 @@ const LARGE_SESSION_RATIO = 0.6;
 const LARGE_SESSION_TOKENS = 120_000;
 const LARGE_SESSION_MESSAGES = 200;
 
+/**
+ * Whether the session is big enough that a vague failure is probably its size. With a known
+ * window the share of it used decides alone: on a million-token window, 300 short messages are
+ * small, and a vague 400 there is about the request, not worth a compression.
+ */
 export function isLargeSession(ctx: ClassifyContext): boolean {
   const tokens = ctx.approxTokens;
+  const windowKnown = ctx.contextLength !== undefined && ctx.contextLength > 0;
   if (tokens !== undefined && tokens > 0) {
-    if (ctx.contextLength !== undefined && ctx.contextLength > 0) {
-      if (tokens > ctx.contextLength * LARGE_SESSION_RATIO) return true;
-    } else if (tokens > LARGE_SESSION_TOKENS) {
-      return true;
-    }
+    if (windowKnown) return tokens > ctx.contextLength! * LARGE_SESSION_RATIO;
+    if (tokens > LARGE_SESSION_TOKENS) return true;
   }
-  return (ctx.numMessages ?? 0) > LARGE_SESSION_MESSAGES;
+  return !windowKnown && (ctx.numMessages ?? 0) > LARGE_SESSION_MESSAGES;
 }
 
 /** Spend caps are billing, unless the wording says the cap resets soon. */

@@ -165,3 +165,22 @@ test("a retry-after of one second is waited for exactly once per 429, not stretc
     await h.close();
   }
 });
+
+test("a rate limit that lifts only in an hour is not waited out, and says when it lifts", async () => {
+  const h = await createHarness(
+    {
+      script: [
+        { fault: { kind: "status", status: 429, message: "free-models-per-day", headers: { "retry-after": "3600" } } },
+      ],
+    },
+    { retry: { maxRetries: 3, baseMs: 5000, capMs: 120_000 } },
+  );
+  try {
+    const result = await h.agent.runConversation("go");
+    assert.equal(result.completed, false);
+    assert.equal(h.fake.requests.length, 1);
+    assert.match(result.error ?? "", /says the limit lifts in 60 min/);
+  } finally {
+    await h.close();
+  }
+});

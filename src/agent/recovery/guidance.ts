@@ -5,6 +5,11 @@ import type { ModelRoute } from "./types.js";
 
 const FALLBACK_HINT = "or list backups under fallback_providers in config.yaml";
 
+function formatWait(seconds: number): string {
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 360) / 10} h`;
+}
+
 export function abortGuidance(classified: ClassifiedError, route: ModelRoute, diagnosis?: FailureDiagnosis): string {
   const where = `${route.provider}/${route.model}`;
   if (diagnosis) return `${where}: ${diagnosis.words}`;
@@ -15,8 +20,13 @@ export function abortGuidance(classified: ClassifiedError, route: ModelRoute, di
     case "billing":
       return `${where} refused for billing reasons: add credits, add another key (hermes auth add ${route.provider}) ${FALLBACK_HINT}.`;
     case "rate_limit":
-    case "long_context_tier":
+    case "long_context_tier": {
+      const wait = classified.retryAfterSeconds;
+      if (wait !== undefined && wait > 120) {
+        return `${where} is rate limiting and says the limit lifts in ${formatWait(wait)}: try again then, add a key (hermes auth add ${route.provider}) ${FALLBACK_HINT}.`;
+      }
       return `${where} is rate limiting and retries ran out: wait a little, add a key (hermes auth add ${route.provider}) ${FALLBACK_HINT}.`;
+    }
     case "overloaded":
     case "server_error":
       return `${where} is failing on the provider's side (${classified.reason.replace(/_/g, " ")}): try again shortly ${FALLBACK_HINT}.`;

@@ -187,9 +187,12 @@ const backOff: Step = async (f) => {
   const { classified, state, policy } = f;
   const limit = retryLimit(classified, policy);
   if (!classified.retryable || f.diagnosis?.retryable === false || state.attempt >= limit) return false;
+  const retryAfterMs = classified.retryAfterSeconds !== undefined ? classified.retryAfterSeconds * 1000 : undefined;
+  // A limit that lifts only after longer than the longest wait (a daily quota) cannot be
+  // waited out here: waiting the capped time and failing again would only delay the message.
+  if (retryAfterMs !== undefined && retryAfterMs > policy.capMs) return false;
   state.attempt++;
   const refused = classified.errorCode === "ECONNREFUSED";
-  const retryAfterMs = classified.retryAfterSeconds !== undefined ? classified.retryAfterSeconds * 1000 : undefined;
   let delay = backoffDelayMs(state.attempt, { baseMs: policy.baseMs, capMs: policy.capMs, retryAfterMs });
   if (refused) delay = Math.min(delay, REFUSED_RETRY_MAX_MS);
   const what = refused
