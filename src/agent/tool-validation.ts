@@ -6,6 +6,7 @@
  */
 import type { ToolCall } from "../llm/types.js";
 import type { ToolRegistry, ToolSpec } from "../tools/registry.js";
+import { editDistance } from "../util/edit-distance.js";
 import { repairToolArguments } from "../util/json-repair.js";
 import { canonicalToolArgs } from "./guardrails.js";
 
@@ -15,20 +16,6 @@ export interface PreparedCall {
   args?: Record<string, unknown>;
   /** Set when the call must not run: this text is its result. */
   rejection?: string;
-}
-
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 function normalizedName(name: string): string {

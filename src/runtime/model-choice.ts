@@ -4,9 +4,13 @@
  */
 import { PROVIDERS, type ProviderSpec, resolveProvider } from "../llm/providers.js";
 import type { ApiMode } from "../llm/types.js";
-import type { HermesConfig } from "../state/config-schema.js";
+import { DEFAULT_MODEL, type HermesConfig } from "../state/config-schema.js";
 import { UsageError } from "./errors.js";
 import { type DetectOptions, detectLocalServer } from "./local-servers.js";
+import { checkBaseUrl } from "./preflight.js";
+
+/** Providers that serve models from many vendors under `vendor/model` names, like DEFAULT_MODEL. */
+const AGGREGATORS = new Set(["openrouter", "nous"]);
 
 export const NO_PROVIDER_HELP = [
   "no model provider is configured. Three ways to fix it:",
@@ -28,6 +32,18 @@ export interface ModelChoice {
   model: string;
   baseUrl?: string;
   apiMode?: ApiMode;
+  /** Where each part came from, for `hermes model` and error messages. */
+  sources: { provider: string; model: string; baseUrl?: string };
+}
+
+/** The base URL given by flag, config or OPENAI_BASE_URL, checked, with where it came from. */
+function explicitBaseUrl(config: HermesConfig, overrides: ModelOverrides) {
+  if (overrides.baseUrl !== undefined)
+    return { value: checkBaseUrl(overrides.baseUrl, "--base-url"), source: "--base-url" };
+  if (config.model.base_url) {
+    return { value: checkBaseUrl(config.model.base_url, "model.base_url in config.yaml"), source: "model.base_url" };
+  }
+  return undefined;
 }
 
 /** The first catalog provider whose API key is present in the environment. */
@@ -38,13 +54,29 @@ export function providerFromEnvironment(env: NodeJS.ProcessEnv): string | undefi
 export async function chooseModel(
   config: HermesConfig,
   overrides: ModelOverrides,
-  options: { localServers?: DetectOptions | false; notice: (message: string) => void },
+  options: { localServers?: DetectOptions | false; notice: (message: string) => void; env?: NodeJS.ProcessEnv },
 ): Promise<ModelChoice> {
-  let baseUrl = overrides.baseUrl ?? (config.model.base_url || undefined);
+  const env = options.env ?? process.env;
+  const explicit = explicitBaseUrl(config, overrides);
+  let baseUrl = explicit?.value;
+  let baseUrlSource = explicit?.source;
   let provider =
     overrides.provider ??
     (config.model.provider && config.model.provider !== "auto" ? config.model.provider : undefined);
-  if (!provider) provider = baseUrl ? "custom" : providerFromEnvironment(process.env);
+  let providerSource = overrides.provider ? "--provider" : provider ? "model.provider" : "";
+  if (!provider && baseUrl) {
+    provider = "custom";
+    providerSource = `a base URL (${baseUrlSource})`;
+  }
+  if (!provider && env.OPENAI_BASE_URL?.trim()) {
+    // An OpenAI-compatible server named the way the OpenAI SDKs expect.
+    provider = "custom";
+    providerSource = "OPENAI_BASE_URL";
+  }
+  if (!provider) {
+    provider = providerFromEnvironment(env);
+    if (provider) providerSource = "the API key in the environment";
+  }
   let detectedModel: string | undefined;
   if (!provider && options.localServers !== false) {
     // Only when nothing at all is configured: a local server answers without a key.
@@ -54,15 +86,35 @@ export async function chooseModel(
       baseUrl = local.baseUrl;
       detectedModel =
         overrides.model ?? (local.models.includes(config.model.default) ? config.model.default : local.model);
+      baseUrlSource = `detected ${local.name}`;
+      providerSource = `a server detected on this machine (${local.name})`;
       options.notice(`no provider configured; using ${local.name} at ${local.baseUrl} (model ${detectedModel})`);
     }
   }
   if (!provider) throw new UsageError(NO_PROVIDER_HELP);
   const info = resolveProvider(provider);
-  if (!info) throw new UsageError(`unknown provider "${provider}" (see docs/providers.md for the list)`);
+  if (!info) throw new UsageError(`unknown provider "${provider}" (hermes help providers lists them)`);
+  if (!baseUrl && info.baseUrlEnvVar && env[info.baseUrlEnvVar]?.trim()) {
+    baseUrl = checkBaseUrl(env[info.baseUrlEnvVar]!, info.baseUrlEnvVar);
+    baseUrlSource = info.baseUrlEnvVar;
+  }
   const model = detectedModel ?? overrides.model ?? (config.model.default || undefined);
   if (!model) throw new UsageError(`no model given for provider ${info.id}: pass --model or set model.default`);
+  const modelSource = detectedModel ? "the detected server" : overrides.model ? "--model" : "model.default";
+  if (modelSource === "model.default" && model === DEFAULT_MODEL && !AGGREGATORS.has(info.id)) {
+    throw new UsageError(
+      `${info.label} was chosen (${providerSource}) but no model was given, and the built-in default ` +
+        `${DEFAULT_MODEL} is an OpenRouter name that ${info.label} does not serve: pass --model NAME, ` +
+        "or set one with `hermes model NAME`.",
+    );
+  }
   const configMode = config.model.api_mode !== "auto" ? (config.model.api_mode as ApiMode) : undefined;
   const apiMode = (overrides.apiMode as ApiMode | undefined) ?? configMode;
-  return { info, model, ...(baseUrl ? { baseUrl } : {}), ...(apiMode ? { apiMode } : {}) };
+  return {
+    info,
+    model,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(apiMode ? { apiMode } : {}),
+    sources: { provider: providerSource, model: modelSource, ...(baseUrlSource ? { baseUrl: baseUrlSource } : {}) },
+  };
 }

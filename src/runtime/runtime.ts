@@ -28,6 +28,7 @@ import { checkContextWindow } from "./context-check.js";
 import { loadCredentialPool, persistPool } from "./credentials.js";
 import type { DetectOptions } from "./local-servers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
+import { requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { assembleTools, awaitMcp } from "./tools.js";
 
@@ -142,6 +143,14 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
     notice: (message) => notice(message, "important"),
   });
+  let credentialPool: CredentialPool | undefined;
+  try {
+    credentialPool = overrides.apiKey ? undefined : loadCredentialPool(home, choice.info.id, config, process.env);
+  } catch (error) {
+    if (!(error instanceof AuthStoreError)) throw error;
+    notice(error.message, "important");
+  }
+  requireCredential(choice.info, choice.baseUrl, Boolean(overrides.apiKey) || credentialPool !== undefined);
   if (config.terminal.backend !== "local") {
     // Running "sandboxed" commands on the host instead would be worse than not running at all.
     const { UsageError } = await import("./errors.js");
@@ -165,13 +174,6 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     notice,
     ...(config.approvals.mode === "smart" ? { smartJudge: smartJudgeWithAuxiliary(auxiliary) } : {}),
   });
-  let credentialPool: CredentialPool | undefined;
-  try {
-    credentialPool = overrides.apiKey ? undefined : loadCredentialPool(home, choice.info.id, config, process.env);
-  } catch (error) {
-    if (!(error instanceof AuthStoreError)) throw error;
-    notice(error.message, "important");
-  }
   // The window probe mostly waits on the server and opening the store on loading SQLite, so
   // the two run side by side.
   const [contextCheck, storeOpening] = await Promise.allSettled([

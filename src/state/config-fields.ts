@@ -2,6 +2,7 @@
  * Schema builders for config.yaml fields. Each one carries a plain-words description of the
  * values it accepts, which becomes the error message ("must be <accepted>") when a value is bad.
  */
+import { baseUrlProblem } from "../util/base-url.js";
 import { z } from "../util/schema/index.js";
 
 const accepts = (text: string) => ({ error: () => text });
@@ -15,6 +16,16 @@ export function boolOrList(fallback: boolean, listMeans: string) {
   return z
     .union([z.boolean(), z.array(z.string())], accepts(`true, false, or a list of ${listMeans}`))
     .default(fallback);
+}
+
+/** An API base URL, or "" for none; anything else must be an http(s) URL with a host. */
+export function baseUrlText() {
+  return z
+    .string(accepts("a URL such as http://127.0.0.1:11434/v1"))
+    .refine((value) => value === "" || baseUrlProblem(value) === undefined, {
+      error: () => 'an http(s) URL such as http://127.0.0.1:11434/v1 (with the scheme), or "" for none',
+    })
+    .default("");
 }
 
 export function text(fallback: string) {

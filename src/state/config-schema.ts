@@ -4,6 +4,7 @@
  */
 import { z } from "../util/schema/index.js";
 import {
+  baseUrlText,
   bool,
   boolOrList,
   integerAtLeast,
@@ -16,6 +17,9 @@ import {
   stringMap,
   text,
 } from "./config-fields.js";
+
+/** model.default when config.yaml names none: an OpenRouter (aggregator) model id. */
+export const DEFAULT_MODEL = "anthropic/claude-opus-4.6";
 
 export const API_MODES = [
   "auto",
@@ -31,11 +35,11 @@ export const TERMINAL_BACKENDS = ["local", "docker", "ssh", "modal", "daytona", 
 
 const modelSection = section({
   /** Model id sent to the provider. */
-  default: text("anthropic/claude-opus-4.6"),
+  default: text(DEFAULT_MODEL),
   /** Provider id or alias; "auto" picks one from the available credentials. */
   provider: text("auto"),
   /** API base URL for a custom or self-hosted endpoint ("" = the provider's own). */
-  base_url: text(""),
+  base_url: baseUrlText(),
   api_mode: oneOf(API_MODES).default("auto"),
   /** Context window override in tokens (0 = look it up). */
   context_length: integerAtLeast(0, 0),
@@ -51,7 +55,7 @@ const model = z.preprocess((value) => (typeof value === "string" ? { default: va
 const auxiliaryTask = section({
   provider: text("auto"),
   model: text(""),
-  base_url: text(""),
+  base_url: baseUrlText(),
   max_tokens: integerAtLeast(0, 0),
 });
 
@@ -66,7 +70,7 @@ const fallbackProvider = z.object(
   {
     provider: nonEmptyText(),
     model: nonEmptyText(),
-    base_url: z.string({ error: () => "a string" }).optional(),
+    base_url: baseUrlText().optional(),
     api_mode: oneOf(API_MODES).optional(),
   },
   { error: () => "a mapping with provider and model" },

@@ -51,7 +51,7 @@ test("model PROVIDER/MODEL switches both in config.yaml", async () => {
   assert.match(out.out, /model\.provider = openrouter, model\.default = anthropic\/claude-opus-4\.6/);
   assert.deepEqual(configOf(home).model, { provider: "openrouter", default: "anthropic/claude-opus-4.6" });
   const shown = await model(home);
-  assert.match(shown.out, /provider: openrouter \(from config\.yaml\)/);
+  assert.match(shown.out, /provider: openrouter \(model.provider in config\.yaml\)/);
 });
 
 test("--provider/--model/--base-url switch to a custom server; a later provider switch drops its base URL", async () => {
@@ -74,4 +74,48 @@ test("model refuses an unknown provider and a custom provider without a base URL
   const home = tempHome();
   await assert.rejects(model(home, "--provider", "acme", "--model", "x"), /unknown provider "acme"/);
   await assert.rejects(model(home, "--provider", "custom", "--model", "x"), /custom provider needs --base-url/);
+});
+
+test("model shows an OPENAI_BASE_URL server as the custom provider it will use", async () => {
+  const home = tempHome();
+  await withoutProviderKeys(async () => {
+    process.env.OPENAI_BASE_URL = "http://127.0.0.1:8080/v1";
+    try {
+      const noModel = await model(home);
+      assert.match(noModel.out, /chosen \(OPENAI_BASE_URL\) but no model was given/);
+      writeFileSync(join(home, "config.yaml"), "model:\n  default: qwen3:32b\n");
+      const shown = await model(home);
+      assert.match(shown.out, /provider: custom \(from OPENAI_BASE_URL\)/);
+      assert.match(shown.out, /base_url: http:\/\/127\.0\.0\.1:8080\/v1 \(from OPENAI_BASE_URL\)/);
+    } finally {
+      delete process.env.OPENAI_BASE_URL;
+    }
+  });
+});
+
+test("model says where a run would stop when the configured base URL is not a URL", async () => {
+  const home = tempHome();
+  writeFileSync(
+    join(home, "config.yaml"),
+    "model:\n  provider: custom\n  base_url: localhost:11434/v1\n  default: m\n",
+  );
+  const shown = await model(home);
+  assert.match(shown.out, /A run would stop here: config\.yaml: model\.base_url must be an http\(s\) URL/);
+});
+
+test("model NAME warns when the provider's model list lacks it, suggests the nearest, and saves it anyway", async () => {
+  const { startFakeProvider } = await import("../fake-provider/server.js");
+  const fake = await startFakeProvider({ models: [{ id: "qwen3:32b" }, { id: "llama3.2" }, { id: "mistral" }] });
+  try {
+    const home = tempHome();
+    await model(home, "--provider", "custom", "--base-url", `${fake.url}/v1`, "--model", "qwen3:32b");
+    const listed = await model(home, "llama3.2");
+    assert.equal(listed.err, "");
+    const typo = await model(home, "qwen3:23b");
+    assert.match(typo.err, /custom's model list \(3 models\) has no "qwen3:23b"; did you mean "qwen3:32b"\?/);
+    assert.match(typo.err, /Saved as given/);
+    assert.equal(configOf(home).model.default, "qwen3:23b");
+  } finally {
+    await fake.close();
+  }
 });

@@ -64,6 +64,10 @@ test("setup --non-interactive refuses missing or bad answers with a usage error"
     /custom provider needs --base-url/,
   );
   await assert.rejects(
+    setup(home, "--non-interactive", "--provider", "custom", "--model", "m", "--base-url", "localhost:11434/v1"),
+    /--base-url "localhost:11434\/v1" is not a usable base URL: it has no scheme/,
+  );
+  await assert.rejects(
     setup(home, "--non-interactive", "--provider", "openai", "--model", "gpt-5", "-t", "web,teleport"),
     /unknown toolset\(s\): teleport/,
   );

@@ -66,6 +66,11 @@ export async function applyModelChange(home: string, change: ModelChange): Promi
   const { resolveProvider } = await import("../../llm/providers.js");
   const { config } = loadConfig({ home });
   const written: string[] = [];
+  if (change.baseUrl !== undefined) {
+    const { baseUrlProblem } = await import("../../util/base-url.js");
+    const problem = baseUrlProblem(change.baseUrl);
+    if (problem) throw new UsageError(`--base-url "${change.baseUrl}" is not a usable base URL: ${problem}.`);
+  }
   let providerId: string | undefined;
   if (change.provider) {
     const spec = resolveProvider(change.provider);
@@ -118,22 +123,64 @@ export function registerModelCommand(program: Command, io: CommandIo = processIo
       const written = await applyModelChange(home, change);
       const { hermesPaths } = await import("../../state/paths.js");
       io.out(`Saved to ${hermesPaths(home).config}: ${written.join(", ")}`);
+      if (change.model) await warnIfUnlisted(home, change.model, io);
     });
 }
 
+/** Says so when the provider's own model list lacks the name just saved, with the nearest names. */
+async function warnIfUnlisted(home: string, model: string, io: CommandIo): Promise<void> {
+  const { loadConfig } = await import("../../state/config.js");
+  const { readDotEnv } = await import("../../state/dotenv.js");
+  const { chooseModel } = await import("../../runtime/model-choice.js");
+  const { listProviderModels } = await import("../../runtime/model-list.js");
+  const { nearestNames } = await import("../../util/edit-distance.js");
+  const env = { ...readDotEnv(home), ...process.env };
+  let choice: Awaited<ReturnType<typeof chooseModel>>;
+  try {
+    choice = await chooseModel(loadConfig({ home }).config, {}, { notice: () => {}, env, localServers: false });
+  } catch {
+    return;
+  }
+  const listed = await listProviderModels(choice.info, choice.baseUrl, env);
+  if (!listed || listed.includes(model)) return;
+  const near = nearestNames(model, listed);
+  io.err(
+    `warning: ${choice.info.id}'s model list (${listed.length} models) has no "${model}"` +
+      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ".") +
+      " Saved as given: runs will use it, and fail if the provider does not know it.",
+  );
+}
+
+/** What a run would really use: the same choice `hermes chat` makes, local server detection included. */
 async function showModel(home: string, io: CommandIo): Promise<void> {
   const { loadConfig } = await import("../../state/config.js");
   const { readDotEnv } = await import("../../state/dotenv.js");
-  const { config } = loadConfig({ home });
-  const current = await configuredProvider(config, { ...readDotEnv(home), ...process.env });
-  const origin = {
-    config: "from config.yaml",
-    base_url: "custom endpoint from model.base_url",
-    environment: "picked from the API key in the environment",
-    none: "none configured",
-  }[current.source];
-  io.out(`provider: ${current.provider ?? "-"} (${origin})`);
-  io.out(`model:    ${current.model}`);
-  if (current.baseUrl) io.out(`base_url: ${current.baseUrl}`);
-  if (!current.provider) io.out("Run `hermes setup`, or `hermes model PROVIDER/MODEL`, to choose one.");
+  const { chooseModel, NO_PROVIDER_HELP } = await import("../../runtime/model-choice.js");
+  const env = { ...readDotEnv(home), ...process.env };
+  try {
+    const { config } = loadConfig({ home });
+    const choice = await chooseModel(config, {}, { notice: () => {}, env });
+    io.out(`provider: ${choice.info.id} (${describeSource(choice.sources.provider)})`);
+    io.out(`model:    ${choice.model} (${describeSource(choice.sources.model)})`);
+    const baseUrl = choice.baseUrl ?? choice.info.defaultBaseUrl;
+    if (baseUrl) io.out(`base_url: ${baseUrl} (${describeSource(choice.sources.baseUrl ?? "the provider's default")})`);
+  } catch (error) {
+    if (!(error instanceof Error) || (error.name !== "UsageError" && error.name !== "ConfigError")) throw error;
+    if (error.message === NO_PROVIDER_HELP) {
+      io.out("provider: - (none configured)");
+      io.out("Run `hermes setup`, or `hermes model PROVIDER/MODEL`, to choose one.");
+      return;
+    }
+    io.out(`A run would stop here: ${error.message}`);
+  }
+}
+
+function describeSource(source: string): string {
+  if (source === "model.provider" || source === "model.default" || source === "model.base_url") {
+    return `${source} in config.yaml`;
+  }
+  if (source === "the API key in the environment") return "picked from the API key in the environment";
+  return source.startsWith("detected") || source.startsWith("a server") || source.startsWith("the ")
+    ? source
+    : `from ${source}`;
 }

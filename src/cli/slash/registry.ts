@@ -2,6 +2,7 @@
  * One table of slash commands for every interactive surface. A typed command resolves by
  * exact name or alias first, then by unique prefix; an ambiguous prefix names the candidates.
  */
+import { editDistance } from "../../util/edit-distance.js";
 
 export type SlashCategory = "session" | "control" | "config" | "info";
 
@@ -31,20 +32,6 @@ export function parseSlashInput(input: string): { name: string; args: string } |
   const match = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(text);
   if (!match) return undefined;
   return { name: match[1]!.toLowerCase(), args: (match[2] ?? "").trim() };
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 export class SlashRegistry<C = unknown> {

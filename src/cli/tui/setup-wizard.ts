@@ -7,6 +7,7 @@ import { PROVIDERS, resolveProvider } from "../../llm/providers.js";
 import { detectLocalServer, modelIdsFrom } from "../../runtime/local-servers.js";
 import { loadConfig } from "../../state/config.js";
 import { getToolset, listToolsets } from "../../tools/toolsets.js";
+import { baseUrlProblem } from "../../util/base-url.js";
 import type { CommandIo } from "../commands/config.js";
 import type { SetupFlags } from "../commands/setup.js";
 import { writeSetup } from "../commands/setup.js";
@@ -117,8 +118,10 @@ export async function runSetupWizard(home: string, flags: SetupFlags, io: Comman
           message: "Base URL of the OpenAI-compatible server",
           placeholder: "http://127.0.0.1:11434/v1",
           initialValue: config.model.base_url || "",
-          validate: (value) =>
-            value && /^https?:\/\//.test(value) ? undefined : "an http(s) URL, e.g. http://127.0.0.1:8080/v1",
+          validate: (value) => {
+            const problem = baseUrlProblem(value ?? "");
+            return problem ? `not a usable base URL: ${problem} (e.g. http://127.0.0.1:8080/v1)` : undefined;
+          },
         }),
       );
     }

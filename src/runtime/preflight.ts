@@ -1,0 +1,41 @@
+/**
+ * Checks made before the first request, for settings that would make every request fail: a
+ * base URL that is not one, and a provider with no key. Each names where the bad value came
+ * from, so the fix is one edit, instead of surfacing as retried "timeouts" a minute later.
+ */
+import type { ProviderSpec } from "../llm/providers.js";
+import { baseUrlProblem } from "../util/base-url.js";
+import { UsageError } from "./errors.js";
+
+/** Providers that are usable without a key: local servers, and AWS's own credential chain. */
+const KEYLESS_PROVIDERS = new Set(["custom", "lmstudio", "bedrock"]);
+
+/** Throws a usage error naming `source` (a flag, config key or variable) when `value` is not a URL. */
+export function checkBaseUrl(value: string, source: string): string {
+  const problem = baseUrlProblem(value);
+  if (problem) throw new UsageError(`${source} "${value}" is not a usable base URL: ${problem}.`);
+  return value.trim();
+}
+
+function isLoopback(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  try {
+    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
+    return host === "localhost" || host === "::1" || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses a provider that needs a key when none is set, naming where one would come from. A
+ * server on this machine (any provider pointed at loopback) is assumed to need none.
+ */
+export function requireCredential(info: ProviderSpec, baseUrl: string | undefined, hasKey: boolean): void {
+  if (hasKey || KEYLESS_PROVIDERS.has(info.id) || isLoopback(baseUrl)) return;
+  const variables = info.keyEnvVars.join(" or ");
+  throw new UsageError(
+    `no API key for ${info.label} (${info.id}): set ${variables} (in the environment or $HERMES_HOME/.env), ` +
+      `run \`hermes auth add ${info.id}\`, or pass --api-key.`,
+  );
+}

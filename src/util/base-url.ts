@@ -1,0 +1,19 @@
+/** Whether a configured API base URL can be used at all (checked where it is set and before a run). */
+
+/** Why `value` is not a usable base URL, or undefined when it is one. */
+export function baseUrlProblem(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (!trimmed) return "it is empty";
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    return `it has no scheme (did you mean http://${trimmed.replace(/^\/+/, "")} ?)`;
+  }
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    return "it is not a valid URL";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `its scheme is ${url.protocol} (use http or https)`;
+  if (!url.hostname) return "it has no host";
+  return undefined;
+}
