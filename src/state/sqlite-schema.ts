@@ -190,10 +190,80 @@ CREATE TABLE api_session_owners (
 CREATE INDEX idx_api_session_owners_namespace ON api_session_owners(namespace);
 `;
 
+/** The messaging gateway's tables (src/state/gateway-store.ts). */
+const V4_GATEWAY = `
+CREATE TABLE gateway_inbound (
+  platform TEXT NOT NULL,
+  chat_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  session_key TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  payload TEXT,
+  error TEXT,
+  received_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (platform, chat_id, message_id)
+);
+CREATE INDEX idx_gateway_inbound_state ON gateway_inbound(state, received_at);
+CREATE TABLE gateway_deliveries (
+  id TEXT PRIMARY KEY,
+  platform TEXT NOT NULL,
+  chat_id TEXT NOT NULL,
+  thread_id TEXT,
+  reply_to TEXT,
+  session_key TEXT,
+  body TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  possible_duplicate INTEGER NOT NULL DEFAULT 0,
+  platform_message_id TEXT,
+  last_error TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX idx_gateway_deliveries_due ON gateway_deliveries(state, next_attempt_at);
+CREATE TABLE gateway_pairing_requests (
+  platform TEXT NOT NULL,
+  code TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  user_name TEXT,
+  chat_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (platform, code)
+);
+CREATE INDEX idx_gateway_pairing_user ON gateway_pairing_requests(platform, user_id, created_at);
+CREATE TABLE gateway_approved_users (
+  platform TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  user_name TEXT,
+  is_admin INTEGER NOT NULL DEFAULT 0,
+  approved_at INTEGER NOT NULL,
+  PRIMARY KEY (platform, user_id)
+);
+CREATE TABLE gateway_session_routes (
+  session_key TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  chat_id TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE gateway_home_channels (
+  platform TEXT PRIMARY KEY,
+  chat_id TEXT NOT NULL,
+  thread_id TEXT,
+  set_at INTEGER NOT NULL
+);
+`;
+
 const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V1),
   migrateToV2,
   (db) => db.exec(V3_API),
+  (db) => db.exec(V4_GATEWAY),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { openSessionStore, SessionStoreError } from "../../src/state/session-store.js";
 import { openSqliteDatabase } from "../../src/state/sqlite-driver.js";
+import { SCHEMA_VERSION } from "../../src/state/sqlite-schema.js";
 import { SqliteSessionStore } from "../../src/state/sqlite-session-store.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -156,7 +157,10 @@ test("migrating a version-1 database keeps every row and makes it searchable", a
   store.close();
 
   const raw = openSqliteDatabase(db, { readonly: true });
-  assert.deepEqual(raw.prepare("SELECT version FROM schema_version ORDER BY version").pluck().all(), [1, 2, 3]);
+  assert.deepEqual(
+    raw.prepare("SELECT version FROM schema_version ORDER BY version").pluck().all(),
+    Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
+  );
   assert.equal(raw.pragma("integrity_check", { simple: true }), "ok");
   raw.close();
 
