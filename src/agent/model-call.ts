@@ -31,6 +31,29 @@ export interface ModelCallOptions {
   stream?: boolean;
   /** The transport's first-byte timeout; a silent provider is announced at a third of it (at most 10 s). */
   firstByteTimeoutMs?: number;
+  /** Text or reasoning longer than this many UTF-8 bytes is cut with a note (default 1 MiB). */
+  maxReplyBytes?: number;
+}
+
+export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes (on a character boundary), with a note saying so. */
+function capText(text: string, maxBytes: number, what: string): string {
+  const size = Buffer.byteLength(text, "utf8");
+  if (size <= maxBytes) return text;
+  const kept = new TextDecoder().decode(Buffer.from(text, "utf8").subarray(0, maxBytes)).replace(/\uFFFD$/, "");
+  return `${kept}\n\n[${what} cut at ${formatBytes(maxBytes)}: the model sent ${formatBytes(size)}]`;
+}
+
+/** A runaway reply is cut before it reaches the history, the session store and the screen's scrollback. */
+function capReply(reply: CollectedReply, maxBytes: number): CollectedReply {
+  const text = capText(reply.text, maxBytes, "reply");
+  const reasoning = capText(reply.reasoning, maxBytes, "reasoning");
+  return text === reply.text && reasoning === reply.reasoning ? reply : { ...reply, text, reasoning };
 }
 
 /** Longest silence before a "waiting" status says the provider has not started answering. */
@@ -147,7 +170,11 @@ export async function callModel(
       const reply = await collect(
         options.stream === false ? events : forwardDeltas(events, options.emitter, delivered),
       );
-      return { reply, route, routeIndex: state.routeIndex };
+      return {
+        reply: capReply(reply, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES),
+        route,
+        routeIndex: state.routeIndex,
+      };
     } catch (error) {
       if (options.signal.aborted) throw error;
       const classified = classifyApiError(error, {

@@ -86,6 +86,8 @@ export interface AgentOptions {
   retry?: Partial<RetryPolicy>;
   /** Longest wait for the first byte of a model reply (default 30 s; `agent.first_byte_timeout`). */
   firstByteTimeoutMs?: number;
+  /** A reply's text or reasoning beyond this many bytes is cut with a note (`agent.max_reply_bytes`, 1 MiB). */
+  maxReplyBytes?: number;
   /** Tool-loop guardrails; `false` turns them off. */
   guardrails?: ToolGuardrails | false;
   /** Agent services handed to tools through their context (memory store, session search, ...). */

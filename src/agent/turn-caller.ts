@@ -43,6 +43,7 @@ export class TurnCaller {
         emitter,
         retry: agent.retry ?? {},
         ...(agent.firstByteTimeoutMs ? { firstByteTimeoutMs: agent.firstByteTimeoutMs } : {}),
+        ...(agent.maxReplyBytes ? { maxReplyBytes: agent.maxReplyBytes } : {}),
         compress: this.options.compress,
       });
       this.usage = addUsage(this.usage, result.reply.usage);

@@ -114,6 +114,7 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     })),
     maxIterations: overrides.maxTurns ?? config.agent.max_turns,
     firstByteTimeoutMs: Math.round(config.agent.first_byte_timeout * 1000),
+    maxReplyBytes: config.agent.max_reply_bytes,
     registry: input.registry,
     platform: input.platform,
     sessionStore: store,

@@ -133,6 +133,8 @@ export const configSchema = z.object(
       reasoning_effort: oneOf(REASONING_EFFORTS).default(""),
       /** Our addition: seconds to wait for the first byte of a model reply before retrying. */
       first_byte_timeout: numberBetween(0.1, 3600, 30),
+      /** Our addition: a model reply larger than this (UTF-8 bytes) is cut with a note. */
+      max_reply_bytes: integerAtLeast(1024, 1024 * 1024),
     }),
     toolsets: stringList(["hermes-cli"]),
     compression: section({

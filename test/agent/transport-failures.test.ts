@@ -184,3 +184,18 @@ test("a rate limit that lifts only in an hour is not waited out, and says when i
     await h.close();
   }
 });
+
+test("a reply larger than the cap is cut with a note before it reaches the history", async () => {
+  const huge = "é".repeat(3000);
+  const h = await createHarness({ script: [{ text: huge }] }, { maxReplyBytes: 1024 });
+  try {
+    const result = await h.agent.runConversation("go");
+    const stored = String(result.messages.at(-1)?.content);
+    assert.match(stored, /\n\n\[reply cut at 1 KB: the model sent 6 KB\]$/);
+    const kept = stored.slice(0, stored.indexOf("\n\n["));
+    assert.equal(kept, "é".repeat(512), "cut on a character boundary at 1024 bytes");
+    assert.equal(result.finalResponse, stored);
+  } finally {
+    await h.close();
+  }
+});

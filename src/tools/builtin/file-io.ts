@@ -1,7 +1,16 @@
-/** Low-level file helpers for the file tools: binary sniffing and atomic writes. */
+/** Low-level file helpers for the file tools: binary sniffing, text encodings and atomic writes. */
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
+import {
+  type DecodedText,
+  decodeText,
+  editableText,
+  encodeText,
+  type TextFormat,
+  unencodableCharacter,
+  withFileLineEndings,
+} from "../text-encoding.js";
 
 const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".tiff", ".tif", ".heic"]);
 const BINARY_EXTENSIONS = new Set([
@@ -62,9 +71,10 @@ export function hasBinaryExtension(path: string): boolean {
   return BINARY_EXTENSIONS.has(extname(path).toLowerCase());
 }
 
-/** A sample looks binary when it holds a NUL byte or mostly control characters. */
+/** A sample looks binary when it holds a NUL byte or mostly control characters (UTF-16 with a BOM is text). */
 export function looksBinary(sample: Buffer): boolean {
   if (sample.length === 0) return false;
+  if ((sample[0] === 0xff && sample[1] === 0xfe) || (sample[0] === 0xfe && sample[1] === 0xff)) return false;
   let control = 0;
   for (const byte of sample) {
     if (byte === 0) return true;
@@ -117,6 +127,43 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
     }
     throw error;
   }
+}
+
+/** A text file as the file tools edit it: LF text when the file is CRLF throughout, and its format. */
+export interface EditableFile {
+  text: string;
+  format: TextFormat;
+  decoded: DecodedText;
+}
+
+export function readEditableFile(path: string): EditableFile {
+  const decoded = decodeText(readFileSync(path));
+  return {
+    text: editableText(decoded),
+    format: { encoding: decoded.encoding, bom: decoded.bom, lineEnding: decoded.lineEnding },
+    decoded,
+  };
+}
+
+/** New files are UTF-8 with LF line endings. */
+export const NEW_FILE_FORMAT: TextFormat = { encoding: "utf-8", bom: false, lineEnding: "lf" };
+
+/**
+ * Edited text as bytes in the file's own format, or why it cannot be: a character the file's
+ * 8-bit encoding has no byte for (nothing is written then).
+ */
+export function encodeForFile(text: string, format: TextFormat): { bytes: Buffer } | { error: string } {
+  const body = withFileLineEndings(text, format.lineEnding);
+  const bad = unencodableCharacter(body, format.encoding);
+  if (bad) {
+    const code = `U+${bad.char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    return {
+      error:
+        `the file is encoded as ${format.encoding}, which has no byte for "${bad.char}" (${code}); nothing was written. ` +
+        "Use a character the encoding has, or convert the file to UTF-8 first (e.g. iconv -f windows-1252 -t utf-8).",
+    };
+  }
+  return { bytes: encodeText(body, format) };
 }
 
 /** A short message for a Node filesystem error, for the model to act on. */

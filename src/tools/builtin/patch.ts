@@ -2,12 +2,13 @@
  * The `patch` tool: targeted edits. "replace" mode swaps one snippet for another with fuzzy
  * matching; "patch" mode applies a V4A multi-file patch. Both answer with a unified diff.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "../../util/schema/index.js";
 import { fuzzyFindAndReplace, unifiedDiff } from "../fuzzy-patch.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
-import { describeFsError, isBinaryFile, json, writeFileAtomic } from "./file-io.js";
+import type { TextFormat } from "../text-encoding.js";
+import { describeFsError, encodeForFile, isBinaryFile, json, readEditableFile, writeFileAtomic } from "./file-io.js";
 import { checkWritePath, displayPath } from "./file-paths.js";
 import { type PatchHunk, PatchParseError, parseV4aPatch } from "./v4a-patch.js";
 
@@ -37,11 +38,12 @@ export type PatchArgs = z.infer<typeof patchParameters>;
 const REREAD_HINT =
   "Read the file again with read_file to see its current content, then retry with text copied from it.";
 
-function readTextForEdit(real: string, shown: string): { text: string } | { error: string } {
+function readTextForEdit(real: string, shown: string): { text: string; format: TextFormat } | { error: string } {
   try {
     if (statSync(real).isDirectory()) return { error: `${shown} is a directory, not a file` };
     if (isBinaryFile(real)) return { error: `${shown} is a binary file; patch edits text files only` };
-    return { text: readFileSync(real, "utf8") };
+    const file = readEditableFile(real);
+    return { text: file.text, format: file.format };
   } catch (error) {
     return { error: describeFsError(error, shown) };
   }
@@ -63,8 +65,10 @@ async function replaceMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Prom
   if (result.error || result.count === 0) {
     return json({ success: false, error: result.error ?? "old_string was not found", hint: REREAD_HINT });
   }
+  const encoded = encodeForFile(result.content, read.format);
+  if ("error" in encoded) return json({ success: false, error: `${shown}: ${encoded.error}` });
   try {
-    writeFileAtomic(check.real, result.content);
+    writeFileAtomic(check.real, encoded.bytes);
   } catch (error) {
     return json({ error: describeFsError(error, shown) });
   }
@@ -118,6 +122,8 @@ interface PlannedWrite {
   shown: string;
   before: string | null;
   after: string | null;
+  /** Bytes to write for `after`, in the file's own encoding and line endings. */
+  bytes?: Buffer;
 }
 
 async function patchMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
@@ -143,7 +149,7 @@ async function patchMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promis
       if (existsSync(target.real)) {
         return json({ success: false, error: `${target.shown} already exists; use "*** Update File:" to change it` });
       }
-      planned.push({ ...target, before: null, after: op.content });
+      planned.push({ ...target, before: null, after: op.content, bytes: Buffer.from(op.content, "utf8") });
       continue;
     }
     const read = readTextForEdit(target.real, target.shown);
@@ -164,13 +170,15 @@ async function patchMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promis
       }
       content = applied.content;
     }
+    const encoded = encodeForFile(content, read.format);
+    if ("error" in encoded) return json({ success: false, error: `${target.shown}: ${encoded.error}` });
     if (op.moveTo) {
       const destination = plan(op.moveTo);
       if ("error" in destination) return json({ success: false, error: destination.error });
       planned.push({ ...target, before: read.text, after: null });
-      planned.push({ ...destination, before: null, after: content });
+      planned.push({ ...destination, before: null, after: content, bytes: encoded.bytes });
     } else {
-      planned.push({ ...target, before: read.text, after: content });
+      planned.push({ ...target, before: read.text, after: content, bytes: encoded.bytes });
     }
   }
   return commitPlan(planned);
@@ -188,7 +196,7 @@ function commitPlan(planned: PlannedWrite[]): string {
         deleted.push(write.shown);
       } else {
         mkdirSync(dirname(write.real), { recursive: true });
-        writeFileAtomic(write.real, write.after);
+        writeFileAtomic(write.real, write.bytes ?? Buffer.from(write.after, "utf8"));
         (write.before === null ? created : modified).push(write.shown);
       }
     } catch (error) {

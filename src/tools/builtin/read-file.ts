@@ -1,9 +1,10 @@
 /** The `read_file` tool: a text file with line numbers, one page at a time. */
-import { createReadStream, readdirSync, statSync } from "node:fs";
+import { createReadStream, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
+import { decodeText, describeFormat, type TextFormat } from "../text-encoding.js";
 import { describeFsError, isBinaryFile, isImagePath, json } from "./file-io.js";
 import { displayPath, readRefusal, realLocation, resolveToolPath } from "./file-paths.js";
 
@@ -15,6 +16,8 @@ export const READ_MAX_LINE_CHARS = 2000;
 export const READ_MAX_PAGE_CHARS = 80_000;
 /** Past this size the remaining lines are not counted, to keep a read of a huge log fast. */
 const COUNT_LINES_MAX_BYTES = 50 * 1024 * 1024;
+/** Files up to this size are read whole, so their encoding is known; larger ones stream as UTF-8. */
+const DECODE_WHOLE_MAX_BYTES = 16 * 1024 * 1024;
 
 export const readFileParameters = z.object({
   path: z.string().describe("Path to the file: absolute, relative to the working directory, or starting with ~"),
@@ -38,6 +41,8 @@ interface Page {
   /** Total lines, or null when the file is too large to count quickly. */
   totalLines: number | null;
   cutLines: number;
+  /** Set when the whole file was decoded. */
+  format?: TextFormat;
 }
 
 export function numberLine(lineNumber: number, text: string): string {
@@ -50,9 +55,34 @@ function cutLine(text: string): { text: string; cut: boolean } {
   return { text: `${text.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${more} more characters]`, cut: true };
 }
 
+/** Lines of a decoded text, as readline would give them (no empty line after a final newline). */
+function* splitLines(text: string): Iterable<string> {
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === "") lines.pop();
+  yield* lines;
+}
+
 async function readPage(path: string, offset: number, limit: number, size: number): Promise<Page> {
+  if (size <= DECODE_WHOLE_MAX_BYTES) {
+    const decoded = decodeText(readFileSync(path));
+    const format = { encoding: decoded.encoding, bom: decoded.bom, lineEnding: decoded.lineEnding };
+    return { ...(await pageOf(splitLines(decoded.text), offset, limit, size, () => {})), format };
+  }
   const stream = createReadStream(path, { encoding: "utf8" });
   const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  return pageOf(reader, offset, limit, size, () => {
+    reader.close();
+    stream.destroy();
+  });
+}
+
+async function pageOf(
+  source: Iterable<string> | AsyncIterable<string>,
+  offset: number,
+  limit: number,
+  size: number,
+  close: () => void,
+): Promise<Page> {
   const lines: string[] = [];
   let pageChars = 0;
   let lineNumber = 0;
@@ -61,7 +91,7 @@ async function readPage(path: string, offset: number, limit: number, size: numbe
   let counted = true;
   const last = offset + limit - 1;
   try {
-    for await (const raw of reader) {
+    for await (const raw of source) {
       lineNumber++;
       const line = lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw;
       if (lineNumber >= offset && lineNumber <= last && nextOffset === null) {
@@ -83,8 +113,7 @@ async function readPage(path: string, offset: number, limit: number, size: numbe
       }
     }
   } finally {
-    reader.close();
-    stream.destroy();
+    close();
   }
   return { lines, firstLine: offset, nextOffset, totalLines: counted ? lineNumber : null, cutLines };
 }
@@ -170,6 +199,9 @@ function formatPage(path: string, size: number, page: Page): Record<string, unkn
     notes.push(`Showing lines ${page.firstLine}-${lastShown} of ${of}. Use offset=${page.nextOffset} to read more.`);
   }
   if (page.cutLines > 0) notes.push(`${page.cutLines} long line(s) were cut at ${READ_MAX_LINE_CHARS} characters.`);
+  const format = page.format ? describeFormat(page.format) : undefined;
+  if (page.format && page.format.encoding !== "utf-8") result.encoding = page.format.encoding;
+  if (format) notes.push(format);
   if (notes.length) result.note = notes.join(" ");
   return result;
 }

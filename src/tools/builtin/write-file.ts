@@ -3,7 +3,16 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
-import { describeFsError, json, writeFileAtomic } from "./file-io.js";
+import type { TextFormat } from "../text-encoding.js";
+import {
+  describeFsError,
+  encodeForFile,
+  isBinaryFile,
+  json,
+  NEW_FILE_FORMAT,
+  readEditableFile,
+  writeFileAtomic,
+} from "./file-io.js";
 import { checkWritePath, displayPath } from "./file-paths.js";
 
 export const writeFileParameters = z.object({
@@ -29,17 +38,30 @@ export async function writeFileTool(args: WriteFileArgs, ctx: Pick<ToolContext, 
     const dirsCreated = !existsSync(parent);
     if (dirsCreated) mkdirSync(parent, { recursive: true });
     const created = !existsSync(target);
-    writeFileAtomic(target, args.content);
+    // Rewriting a text file keeps its encoding, byte-order mark and line endings.
+    const format: TextFormat = created || isBinaryFile(target) ? NEW_FILE_FORMAT : readEditableFile(target).format;
+    const encoded = encodeForFile(args.content, format);
+    if ("error" in encoded) return json({ error: `${shown}: ${encoded.error}` });
+    writeFileAtomic(target, encoded.bytes);
     return json({
       success: true,
       path: shown,
-      bytes_written: Buffer.byteLength(args.content, "utf8"),
+      bytes_written: encoded.bytes.length,
       created,
       ...(dirsCreated ? { dirs_created: true } : {}),
+      ...(format === NEW_FILE_FORMAT ? {} : formatNote(format)),
     });
   } catch (error) {
     return json({ error: describeFsError(error, shown) });
   }
+}
+
+function formatNote(format: TextFormat): Record<string, string> {
+  const kept: string[] = [];
+  if (format.encoding !== "utf-8") kept.push(`the ${format.encoding} encoding`);
+  if (format.bom) kept.push("the byte-order mark");
+  if (format.lineEnding === "crlf") kept.push("CRLF line endings");
+  return kept.length > 0 ? { note: `Kept the file's ${kept.join(", ")}.` } : {};
 }
 
 export function registerWriteFileTool(registry: ToolRegistry): void {
