@@ -60,6 +60,18 @@ function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || (error as { kind?: string }).kind === "abort");
 }
 
+function stopReasonOf(run: {
+  interrupted: boolean;
+  error: string | undefined;
+  completed: boolean;
+  budgetSummary: boolean;
+}): RunResult["stopReason"] {
+  if (run.interrupted) return "interrupted";
+  if (run.error) return "error";
+  if (run.completed) return "completed";
+  return run.budgetSummary ? "budget" : "error";
+}
+
 export class Agent {
   /** This run's budget: fresh for every run, unless a parent shares its own (subagents). */
   budget: IterationBudget;
@@ -187,6 +199,7 @@ export class Agent {
     let finalResponse = "";
     let completed = false;
     let interrupted = false;
+    let budgetSummary = false;
     let error: string | undefined;
     const caller = new TurnCaller({
       routes,
@@ -214,6 +227,7 @@ export class Agent {
           finalResponse =
             stripMemoryContext(reply.text).trim() || "I ran out of tool iterations before finishing this task.";
           await this.append({ role: "assistant", content: finalResponse, finish_reason: "stop" });
+          budgetSummary = true;
           break;
         }
         iteration++;
@@ -293,6 +307,7 @@ export class Agent {
       toolCalls: toolCallCount,
       interrupted,
       completed,
+      stopReason: stopReasonOf({ interrupted, error, completed, budgetSummary }),
       model: caller.lastRoute.model,
       provider: caller.lastRoute.provider,
       ...(error ? { error } : {}),

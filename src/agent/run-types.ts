@@ -29,6 +29,11 @@ export interface RunResult {
   interrupted: boolean;
   /** The loop ended with a final reply (not by the budget, an interrupt or an error). */
   completed: boolean;
+  /**
+   * Why the run ended: a final reply, the iteration budget (the answer is the model's summary
+   * of where it got to), an interrupt, or an error.
+   */
+  stopReason: "completed" | "budget" | "interrupted" | "error";
   model: string;
   provider: string;
   error?: string;

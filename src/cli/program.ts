@@ -137,15 +137,21 @@ export async function runCli(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
       if (error.code === "commander.help") return EXIT.ok;
+      if (argv.includes("--json")) {
+        // Commander said what was wrong on stderr; --json still gets its one object on stdout.
+        const { printJsonFailure } = await import("./commands/chat.js");
+        printJsonFailure(new UsageError(error.message.replace(/^error: /, "")), Date.now());
+      }
       return EXIT.usage;
     }
+    const reported = (error as { reported?: boolean }).reported === true;
     if (error instanceof UsageError) {
-      process.stderr.write(`hermes: ${error.message}\n`);
+      if (!reported) process.stderr.write(`hermes: ${error.message}\n`);
       return EXIT.usage;
     }
     const verbose = process.argv.includes("-v") || process.argv.includes("--verbose");
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`hermes: ${message}\n`);
+    if (!reported) process.stderr.write(`hermes: ${message}\n`);
     if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return (error as { exitCode?: number }).exitCode ?? EXIT.error;
   }

@@ -72,13 +72,13 @@ export function validateConfig(raw: unknown, file = FILE_LABEL): { config: Herme
       const subject = path || "the file";
       return { path, message: `${subject} must be ${issue.message} (got ${got})` };
     });
-    throw new ConfigError(issues.map((i) => `${FILE_LABEL}: ${i.message}`).join("\n"), file, issues);
+    throw new ConfigError(issues.map((i) => `${file}: ${i.message}`).join("\n"), file, issues);
   }
   const warnings = findUnknownKeys(configSchema, input).map(({ path, known }) => {
     const last = path.split(".").at(-1) ?? path;
     const guess = closestName(last, known);
     const hint = guess ? ` (did you mean "${guess}"?)` : "";
-    return `${FILE_LABEL}: unknown key "${path}" is ignored${hint}`;
+    return `${file}: unknown key "${path}" is ignored${hint}`;
   });
   return { config: result.data, warnings };
 }

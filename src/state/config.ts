@@ -35,12 +35,13 @@ function readDocument(path: string): YamlDocument {
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
     const where = first.linePos?.[0] ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}` : "";
-    const reason = first.message.split("\n")[0];
-    throw new ConfigError(`${FILE_LABEL}: YAML syntax error${where}: ${reason}`, path);
+    // The parser repeats the position at the end of its message; it is said once, above.
+    const reason = (first.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+    throw new ConfigError(`${path}: YAML syntax error${where}: ${reason}`, path);
   }
   const root = doc.contents;
   if (root !== null && !isMap(root) && !(isScalar(root) && root.value === null)) {
-    throw new ConfigError(`${FILE_LABEL}: the file must be a mapping of settings (key: value lines)`, path);
+    throw new ConfigError(`${path}: the file must be a mapping of settings (key: value lines)`, path);
   }
   return doc;
 }

@@ -140,3 +140,47 @@ test("every one-shot run is saved as a session the sessions command can list", a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("--json prints exactly one object for usage, config and pre-flight errors too, with the usual exit codes", async () => {
+  const cases: Array<{ args: string[]; env?: Record<string, string>; code: number; error: RegExp }> = [
+    { args: ["chat", "-q", "go", "--json", "--no-such-flag"], code: 2, error: /unknown option '--no-such-flag'/ },
+    {
+      args: ["chat", "-q", "go", "--json", "--provider", "openrouter", "--model", "m"],
+      code: 2,
+      error: /no API key for OpenRouter/,
+    },
+    {
+      args: ["chat", "-q", "go", "--json", "--provider", "custom", "--base-url", "nowhere/v1", "--model", "m"],
+      code: 2,
+      error: /--base-url "nowhere\/v1" is not a usable base URL/,
+    },
+  ];
+  for (const c of cases) {
+    const run = await hermes(c.args, c.env ? { env: c.env } : {});
+    assert.equal(run.code, c.code, `${c.args.join(" ")}: ${run.stderr}`);
+    const lines = run.stdout.trim().split("\n");
+    assert.equal(lines.length, 1, run.stdout);
+    const result = JSON.parse(lines[0]!);
+    assert.equal(result.ok, false);
+    assert.equal(result.stopReason, "error");
+    assert.match(result.error, c.error);
+  }
+});
+
+test("a run that ends on the iteration budget with a summary is ok, exit 0, in JSON and in text", async () => {
+  const script = (): ScriptStep[] => [
+    { toolCalls: [{ name: "terminal", arguments: { command: "true" } }] },
+    { text: "Summary: I checked one thing and ran out of turns." },
+  ];
+  const json = await hermes(["chat", "-q", "go", "--json", "--yolo", "--max-turns", "1", ...against(script())]);
+  assert.equal(json.code, 0, json.stderr);
+  const result = JSON.parse(json.stdout);
+  assert.equal(result.ok, true);
+  assert.equal(result.stopReason, "budget");
+  assert.match(result.final, /^Summary:/);
+  assert.equal(result.error, undefined);
+  const text = await hermes(["chat", "-q", "go", "--yolo", "--max-turns", "1", ...against(script())]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(text.stdout, "Summary: I checked one thing and ran out of turns.\n");
+  assert.match(text.stderr, /iteration budget ran out/);
+});

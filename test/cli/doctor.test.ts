@@ -103,7 +103,7 @@ test("doctor reports an invalid config.yaml and an MCP server whose command is m
   const bad = homeWith("compression:\n  threshold: 7\n");
   const invalid = await doctor(bad);
   assert.equal(invalid.exitCode, 1);
-  assert.match(invalid.out, /^✗ config +config\.yaml: compression\.threshold must be/m);
+  assert.match(invalid.out, /^✗ config +\/\S+\/config\.yaml: compression\.threshold must be/m);
   assert.match(invalid.out, /→ fix the file \(hermes config edit\)/);
 
   const mcp = homeWith(

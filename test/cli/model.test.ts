@@ -100,7 +100,7 @@ test("model says where a run would stop when the configured base URL is not a UR
     "model:\n  provider: custom\n  base_url: localhost:11434/v1\n  default: m\n",
   );
   const shown = await model(home);
-  assert.match(shown.out, /A run would stop here: config\.yaml: model\.base_url must be an http\(s\) URL/);
+  assert.match(shown.out, /A run would stop here: \/\S+\/config\.yaml: model\.base_url must be an http\(s\) URL/);
 });
 
 test("model NAME warns when the provider's model list lacks it, suggests the nearest, and saves it anyway", async () => {

@@ -3,7 +3,7 @@
  * where the bad value came from: the fake provider must see no request at all.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -75,4 +75,37 @@ test("a provider picked from its key with no model given asks for --model instea
   assert.match(run.stderr, /Anthropic was chosen \(the API key in the environment\) but no model was given/);
   assert.match(run.stderr, /pass --model NAME/);
   assert.equal(run.requests, 0);
+});
+
+async function hermesIn(home: string, args: string[], env: Record<string, string> = {}) {
+  return runNode(["dist/cli/main.js", ...args], { env: cleanEnv(home, env) });
+}
+
+test("config set refuses a provider base-URL variable that is not a URL, and writes nothing", async () => {
+  const home = mkdtempSync(join(tmpdir(), "hermes-preflight-"));
+  const bad = await hermesIn(home, ["config", "set", "OPENAI_BASE_URL", "localhost:1234/v1"]);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /OPENAI_BASE_URL "localhost:1234\/v1" is not a usable base URL: it has no scheme/);
+  assert.match(bad.stderr, /Nothing was written/);
+  assert.equal(existsSync(join(home, ".env")), false);
+  const good = await hermesIn(home, ["config", "set", "OPENROUTER_BASE_URL", "http://127.0.0.1:1234/v1"]);
+  assert.equal(good.code, 0, good.stderr);
+  assert.match(readFileSync(join(home, ".env"), "utf8"), /OPENROUTER_BASE_URL=http:\/\/127\.0\.0\.1:1234\/v1/);
+});
+
+test("config check reports a bad base-URL variable from the environment or .env", async () => {
+  const home = mkdtempSync(join(tmpdir(), "hermes-preflight-"));
+  const clean = await hermesIn(home, ["config", "check"]);
+  assert.equal(clean.code, 0, clean.stderr);
+  const fromEnv = await hermesIn(home, ["config", "check"], { OPENAI_BASE_URL: "ftp://example.test/v1" });
+  assert.equal(fromEnv.code, 1);
+  assert.match(
+    fromEnv.stderr,
+    /OPENAI_BASE_URL "ftp:\/\/example\.test\/v1" is not a usable base URL: its scheme is ftp:/,
+  );
+  writeFileSync(join(home, ".env"), "DEEPSEEK_BASE_URL=api.deepseek.com/v1\n");
+  const fromDotEnv = await hermesIn(home, ["config", "check"]);
+  assert.equal(fromDotEnv.code, 1);
+  assert.match(fromDotEnv.stderr, /DEEPSEEK_BASE_URL "api\.deepseek\.com\/v1" is not a usable base URL/);
+  assert.doesNotMatch(fromDotEnv.stdout, /OK/);
 });

@@ -107,7 +107,10 @@ test("a bad value raises ConfigError naming the key path, the accepted values an
     () => loadConfig({ home }),
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
-      assert.equal(error.message, 'config.yaml: compression.threshold must be a number between 0 and 1 (got "high")');
+      assert.equal(
+        error.message,
+        `${join(home, "config.yaml")}: compression.threshold must be a number between 0 and 1 (got "high")`,
+      );
       assert.deepEqual(
         error.issues.map((i) => i.path),
         ["compression.threshold"],
@@ -183,4 +186,19 @@ test("getConfigValue reads dotted paths, including list indexes", () => {
   assert.deepEqual(getConfigValue(config, "prompt_caching"), { enabled: true, cache_ttl: "5m" });
   assert.equal(getConfigValue(config, "compression.nope"), undefined);
   assert.throws(() => getConfigValue(config, "a..b"), /not a valid key path/);
+});
+
+test("a YAML syntax error names the file once, by its full path, with the line and column once", () => {
+  const home = homeWith("model: [\n");
+  assert.throws(
+    () => loadConfig({ home }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      const path = join(home, "config.yaml");
+      assert.ok(error.message.startsWith(`${path}: YAML syntax error at line 2, column 1: `), error.message);
+      assert.equal(error.message.split("config.yaml").length, 2, "the file is named once");
+      assert.equal(error.message.match(/line \d+, column \d+/g)?.length, 1, "the position is given once");
+      return true;
+    },
+  );
 });

@@ -1,6 +1,7 @@
 /** `hermes chat`: one-shot (`-q`, `-z`, `--json`, `--query-file`) or an interactive session. */
 import { readFileSync } from "node:fs";
 import type { RunResult } from "../../agent/agent.js";
+import { redactSecrets } from "../../util/redact.js";
 import { EXIT, UsageError } from "../exit-codes.js";
 import type { ChatFlags } from "../program.js";
 import { attachProgress } from "../progress.js";
@@ -22,15 +23,22 @@ async function readQuery(flags: ChatFlags): Promise<string | undefined> {
   }
 }
 
+/** A run that ended on the iteration budget still answered: with the model's summary. */
+function answered(result: RunResult | undefined): boolean {
+  return Boolean(result && (result.completed || (result.stopReason === "budget" && result.finalResponse)));
+}
+
 function jsonEnvelope(
   result: RunResult | undefined,
-  meta: { model: string; provider: string },
+  meta: { model: string | null; provider: string | null },
   startedAt: number,
   error?: string,
 ) {
+  const ok = !error && answered(result);
   return {
-    ok: !error && Boolean(result?.completed),
+    ok,
     final: result?.finalResponse ?? "",
+    stopReason: result?.stopReason ?? "error",
     sessionId: result?.sessionId ?? null,
     model: result?.model ?? meta.model,
     provider: result?.provider ?? meta.provider,
@@ -38,12 +46,33 @@ function jsonEnvelope(
     apiCalls: result?.apiCalls ?? 0,
     toolCalls: result?.toolCalls ?? 0,
     durationMs: Date.now() - startedAt,
-    ...(error ? { error } : {}),
+    ...(ok ? {} : { error: redactSecrets(error ?? "the agent stopped without a final answer") }),
   };
+}
+
+/**
+ * With --json, a failure before or around the run (a usage or config error, a provider that
+ * cannot be reached) still prints exactly one JSON object; the exit code is unchanged.
+ */
+export function printJsonFailure(error: unknown, startedAt: number): void {
+  const message = error instanceof Error ? error.message : String(error);
+  const envelope = jsonEnvelope(undefined, { model: null, provider: null }, startedAt, message);
+  process.stdout.write(`${JSON.stringify(envelope)}\n`);
 }
 
 export async function runChat(flags: ChatFlags): Promise<void> {
   const startedAt = Date.now();
+  if (!flags.json) return runChatTurn(flags, startedAt);
+  try {
+    await runChatTurn(flags, startedAt);
+  } catch (error) {
+    printJsonFailure(error, startedAt);
+    // Written to stdout as JSON; the caller maps the error to its exit code without printing it again.
+    throw Object.assign(error instanceof Error ? error : new Error(String(error)), { reported: true });
+  }
+}
+
+async function runChatTurn(flags: ChatFlags, startedAt: number): Promise<void> {
   const query = await readQuery(flags);
   if (query === undefined) {
     if (flags.json) throw new UsageError("--json needs a one-shot prompt (-q, -z or --query-file)");
@@ -87,8 +116,12 @@ export async function runChat(flags: ChatFlags): Promise<void> {
   }
   if (result?.interrupted) {
     process.exitCode = EXIT.interrupted;
-  } else if (error || !result?.completed) {
+  } else if (error || !answered(result)) {
     if (!flags.json) process.stderr.write(`hermes: ${error ?? "the agent stopped without a final answer"}\n`);
     process.exitCode = EXIT.error;
+  } else if (result?.stopReason === "budget" && !flags.json && !flags.quiet) {
+    process.stderr.write(
+      "hermes: the iteration budget ran out (--max-turns / agent.max_turns); the answer is the model's summary of where it got to\n",
+    );
   }
 }

@@ -38,12 +38,37 @@ function formatValue(value: unknown, stringify: (v: unknown) => string): string 
   return String(value);
 }
 
+/** The provider base-URL variables (`OPENAI_BASE_URL`, `OPENROUTER_BASE_URL`, ...). */
+async function baseUrlVariables(): Promise<Set<string>> {
+  const { PROVIDERS } = await import("../../llm/providers.js");
+  return new Set(PROVIDERS.flatMap((p) => (p.baseUrlEnvVar ? [p.baseUrlEnvVar] : [])));
+}
+
+/**
+ * Reports base-URL variables (from the environment or .env) that no run could use; config.yaml's
+ * own base URLs are checked by its schema. Returns true (and sets exit code 1) when any is bad.
+ */
+async function reportBadBaseUrlVariables(io: CommandIo, env: Record<string, string | undefined>): Promise<boolean> {
+  const { baseUrlProblem } = await import("../../util/base-url.js");
+  let bad = false;
+  for (const name of await baseUrlVariables()) {
+    const value = env[name]?.trim();
+    const problem = value ? baseUrlProblem(value) : undefined;
+    if (!problem) continue;
+    io.err(`${name} "${value}" is not a usable base URL: ${problem}. Fix or unset it (environment or .env).`);
+    bad = true;
+  }
+  if (bad) io.setExitCode(1);
+  return bad;
+}
+
 /** Validate config.yaml and report; returns false (and sets exit code 1) when invalid. */
 async function reportCheck(io: CommandIo): Promise<boolean> {
   const s = await state();
   try {
     const { path, warnings } = s.loadConfig({ home: s.hermesHome() });
     for (const warning of warnings) io.err(`warning: ${warning}`);
+    if (await reportBadBaseUrlVariables(io, { ...s.readDotEnv(s.hermesHome()), ...process.env })) return false;
     io.out(`${path}: OK${warnings.length ? ` (${warnings.length} warning${warnings.length > 1 ? "s" : ""})` : ""}`);
     return true;
   } catch (error) {
@@ -101,6 +126,16 @@ export function registerConfigCommands(program: Command, io: CommandIo = process
     .description("set a value in config.yaml, or a secret (NAME_API_KEY, ...) in .env")
     .action(async (key: string, value: string) => {
       const s = await state();
+      if ((await baseUrlVariables()).has(key.toUpperCase()) && value.trim()) {
+        const { baseUrlProblem } = await import("../../util/base-url.js");
+        const problem = baseUrlProblem(value);
+        if (problem) {
+          const { UsageError } = await import("../exit-codes.js");
+          throw new UsageError(
+            `${key.toUpperCase()} "${value}" is not a usable base URL: ${problem}. Nothing was written.`,
+          );
+        }
+      }
       const result = s.setConfigValue(s.hermesHome(), key, value);
       for (const warning of result.warnings) io.err(`warning: ${warning}`);
       if (result.target === "env") io.out(`Saved ${result.key} to ${result.path}`);
