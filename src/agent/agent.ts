@@ -9,6 +9,7 @@ import type { ContentPart, Message, ToolCall } from "../llm/types.js";
 import { sessionIdNew } from "../state/titles.js";
 import { writeTrajectory } from "../state/trajectories.js";
 import type { ToolContext } from "../tools/registry.js";
+import { log } from "../util/log.js";
 import { estimateTextTokens } from "../util/tokens.js";
 import { IterationBudget } from "./budget.js";
 import {
@@ -173,7 +174,13 @@ export class Agent {
   /** Run one turn. `input` is the user's text, or text and image parts (vision models). */
   async runConversation(input: string | ContentPart[], opts: RunOptions = {}): Promise<RunResult> {
     const userMessage = textOf(input);
+    const runStarted = performance.now();
     const { routes, toolNames } = await this.prepareSession(opts);
+    log("info", "agent", "run start", {
+      session: this.currentSessionId,
+      platform: this.options.platform,
+      model: routes[0]?.model,
+    });
     this.budget = this.options.iterationBudget ?? new IterationBudget(this.options.maxIterations ?? 90);
     const controller = new AbortController();
     this.controller = controller;
@@ -296,6 +303,14 @@ export class Agent {
       await this.recorder.recordUsage(caller.usage, caller.lastRoute.model);
     }
     if (completed) await this.memory?.finishTurn(userMessage, finalResponse);
+    log(error ? "error" : "info", "agent", "run end", {
+      session: this.currentSessionId,
+      stop: stopReasonOf({ interrupted, error, completed, budgetSummary }),
+      api_calls: caller.apiCalls,
+      tool_calls: toolCallCount,
+      ms: Math.round(performance.now() - runStarted),
+      error: error?.slice(0, 300),
+    });
     if (this.options.saveTrajectories && this.options.home) this.saveTrajectory(completed, caller.lastRoute.model);
 
     return {

@@ -10,6 +10,7 @@ import { diagnoseFailure } from "../llm/failure-cause.js";
 import { type CollectedReply, collect } from "../llm/normalize.js";
 import type { LlmEvent, LlmRequest } from "../llm/types.js";
 import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from "../llm/watchdog.js";
+import { log } from "../util/log.js";
 import { estimateTokens } from "../util/tokens.js";
 import type { AgentEmitter } from "./events.js";
 import { MemoryContextScrubber } from "./memory-scrubber.js";
@@ -160,6 +161,7 @@ export async function callModel(
     const forward = () => attempt.abort(options.signal.reason);
     options.signal.addEventListener("abort", forward, { once: true });
     if (options.signal.aborted) forward();
+    const attemptStarted = performance.now();
     try {
       const events = announceSlowStart(
         route.transport.stream(request, attempt.signal),
@@ -170,6 +172,14 @@ export async function callModel(
       const reply = await collect(
         options.stream === false ? events : forwardDeltas(events, options.emitter, delivered),
       );
+      log("info", "llm", "reply", {
+        provider: route.provider,
+        model: route.model,
+        status: 200,
+        ms: Math.round(performance.now() - attemptStarted),
+        finish: reply.finish,
+        attempt: state.attempt,
+      });
       return {
         reply: capReply(reply, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES),
         route,
@@ -185,6 +195,16 @@ export async function callModel(
         ...(route.contextLength !== undefined ? { contextLength: route.contextLength } : {}),
       });
       const diagnosis = diagnoseFailure(error);
+      log("warn", "llm", "call failed", {
+        provider: route.provider,
+        model: route.model,
+        status: classified.statusCode,
+        ms: Math.round(performance.now() - attemptStarted),
+        reason: classified.reason,
+        cause: diagnosis?.cause,
+        attempt: state.attempt,
+        message: classified.message.slice(0, 300),
+      });
       const retry = await recover({
         classified,
         ...(diagnosis ? { diagnosis } : {}),

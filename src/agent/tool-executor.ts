@@ -25,6 +25,7 @@ function redactResult(result: string): string {
   return redactSecrets(result);
 }
 
+import { log } from "../util/log.js";
 import { type AgentEmitter, previewArgs } from "./events.js";
 import { classifyToolFailure, type ToolGuardrails } from "./guardrails.js";
 import type { PreparedCall } from "./tool-validation.js";
@@ -114,14 +115,14 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
     if (after.action !== "allow") result = `${result}\n\n[${after.message}]`;
     halt = after.action === "halt";
   }
-  emitter.emit({
-    type: "tool_end",
-    callId: call.id,
+  const durationMs = Math.round(performance.now() - started);
+  log(failure.failed ? "warn" : "info", "tool", failure.failed ? "failed" : "done", {
     name,
-    result,
-    durationMs: Math.round(performance.now() - started),
-    failed: failure.failed,
+    ms: durationMs,
+    session: ctx.sessionId,
+    preview: result.slice(0, 160),
   });
+  emitter.emit({ type: "tool_end", callId: call.id, name, result, durationMs, failed: failure.failed });
   return { result, halt };
 }
 

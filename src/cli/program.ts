@@ -8,6 +8,7 @@ import { registerAuthCommands } from "./commands/auth.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerGatewayCommands } from "./commands/gateway.js";
+import { registerLogsCommand } from "./commands/logs.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelCommand } from "./commands/model.js";
 import { registerProfileCommands } from "./commands/profile.js";
@@ -116,6 +117,7 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerToolsCommand(program);
   registerGatewayCommands(program);
+  registerLogsCommand(program);
 
   program
     .command("version")

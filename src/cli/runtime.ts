@@ -96,6 +96,10 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
     platform: "cli",
     interactive: options.interactive,
+    // -v mirrors the log to stderr in one-shot runs; in the TUI it would scribble over the screen.
+    ...(flags.verbose && !options.interactive
+      ? { logMirror: (line: string) => process.stderr.write(`${line}\n`) }
+      : {}),
   });
   let sessionId: string | undefined;
   try {

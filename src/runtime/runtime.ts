@@ -4,7 +4,7 @@
  * fallback routes, the auxiliary client, the approval policy), and agents handed out per
  * session key from a bounded cache. Nothing here writes to a terminal: notices go to a callback.
  */
-import { resolve as resolvePath } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { Agent, type AgentOptions } from "../agent/agent.js";
 import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
@@ -22,6 +22,7 @@ import { openSessionStore, type SessionStore } from "../state/session-store.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
 import { defaultProcessManager } from "../tools/process-manager.js";
 import { type ToolContext, ToolRegistry } from "../tools/registry.js";
+import { configureLog, flushLog, log } from "../util/log.js";
 import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeatures } from "./agent-options.js";
 import { checkContextWindow } from "./context-check.js";
@@ -74,6 +75,8 @@ export interface OpenRuntimeOptions {
   toolsets?: string[];
   /** Skip loading `.env` into the environment (already loaded by the caller). */
   skipDotEnv?: boolean;
+  /** Also hand every log line to this (the CLI's -v mirrors the log to stderr). */
+  logMirror?: (line: string) => void;
 }
 
 export interface AgentRequest {
@@ -130,6 +133,18 @@ function homeFor(options: OpenRuntimeOptions): string {
   return hermesHome();
 }
 
+const LOG_LEVELS = { DEBUG: "debug", INFO: "info", WARNING: "warn", ERROR: "error" } as const;
+
+/** $HERMES_HOME/logs, as config.yaml's `logging` section says. */
+function startLogging(home: string, config: HermesConfig, mirror?: (line: string) => void): void {
+  configureLog(join(home, "logs"), {
+    level: LOG_LEVELS[config.logging.level],
+    maxBytes: Math.round(config.logging.max_size_mb * 1024 * 1024),
+    backups: config.logging.backup_count,
+    ...(mirror ? { mirror } : {}),
+  });
+}
+
 export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<HermesRuntime> {
   const home = homeFor(options);
   const overrides = options.overrides ?? {};
@@ -137,11 +152,18 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const notice = (message: string, level: NoticeLevel = "warning") => callbacks.onNotice?.(message, level);
   if (!options.skipDotEnv) loadDotEnv(home);
   const { config, warnings } = await loadConfigAsync({ home });
+  startLogging(home, config, options.logMirror);
   for (const warning of [...warnings, ...unavailableFeatures(config)]) notice(warning);
 
   const choice = await chooseModel(config, overrides, {
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
     notice: (message) => notice(message, "important"),
+  });
+  log("info", "runtime", "open", {
+    platform: options.platform ?? "cli",
+    provider: choice.info.id,
+    model: choice.model,
+    base_url: choice.baseUrl,
   });
   let credentialPool: CredentialPool | undefined;
   try {
@@ -295,6 +317,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       return formatMcpStatus(statuses);
     },
     close: async () => {
+      log("info", "runtime", "close", { platform: options.platform ?? "cli" });
       cache.close();
       // Background processes the model started do not outlive the process that runs the agent,
       // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).
@@ -317,6 +340,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       }
       await tools.mcp?.close();
       store.close();
+      flushLog();
     },
   };
 }

@@ -187,6 +187,12 @@ export const configSchema = z.object(
       /** Let the model start background processes that outlive hermes (`keep_alive`). */
       allow_keep_alive: bool(false),
     }),
+    /** $HERMES_HOME/logs/agent.log and errors.log. */
+    logging: section({
+      level: oneOf(["DEBUG", "INFO", "WARNING", "ERROR"]).default("INFO"),
+      max_size_mb: numberBetween(0.01, 10_240, 5),
+      backup_count: integerAtLeast(0, 3),
+    }),
     /** The OS sandbox for commands the model runs (our addition; see docs/security.md). */
     sandbox: section({
       /** auto: workspace-write for unattended runs when bubblewrap is available, off in the TUI. */

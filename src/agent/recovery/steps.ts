@@ -13,6 +13,7 @@ import type { ClassifiedError, FailoverReason } from "../../llm/errors.js";
 import type { FailureDiagnosis } from "../../llm/failure-cause.js";
 import type { LlmRequest } from "../../llm/types.js";
 import { backoffDelayMs, sleepWithSignal } from "../../util/backoff.js";
+import { log } from "../../util/log.js";
 import type { AgentEmitter, StatusKind } from "../events.js";
 import { capOutputTokens, sanitizeInvalidText, stripReasoningContinuity } from "./request-fixes.js";
 import type { ModelRoute, RetryPolicy } from "./types.js";
@@ -80,6 +81,7 @@ type Step = (failure: Failure) => boolean | Promise<boolean>;
 const routeOf = (f: Failure) => f.routes[f.state.routeIndex]!;
 
 function announce(f: Failure, kind: StatusKind, message: string): true {
+  log("info", "recovery", kind, { reason: f.classified.reason, message });
   f.emitter.emit({ type: "status", kind, message });
   return true;
 }
