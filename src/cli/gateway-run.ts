@@ -17,7 +17,7 @@ export async function runGateway(): Promise<void> {
     if (!settings.enabled) {
       throw new UsageError(
         "nothing to run: the API server is off and no messaging platform is available yet. " +
-          "Set API_SERVER_ENABLED=true and API_SERVER_KEY in ~/.hermes/.env (see docs/api-server.md).",
+          "Set API_SERVER_ENABLED=true and API_SERVER_KEY in ~/.hermes/.env (hermes help api-server).",
       );
     }
     assertUsableKeys(settings);

@@ -8,6 +8,7 @@ import { registerAuthCommands } from "./commands/auth.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerGatewayCommands } from "./commands/gateway.js";
+import { registerHelpCommand } from "./commands/help.js";
 import { registerLogsCommand } from "./commands/logs.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelCommand } from "./commands/model.js";
@@ -92,6 +93,9 @@ export function buildProgram(): Command {
   addChatOptions(program);
   program.action(async (opts: ChatFlags & { oneshot?: string }) => {
     const { runChat } = await import("./commands/chat.js");
+    if (opts.oneshot !== undefined && (opts.query !== undefined || opts.queryFile !== undefined)) {
+      throw new UsageError("-z TEXT is itself the prompt: give -z, or -q / --query-file, not both");
+    }
     if (opts.oneshot !== undefined) {
       await runChat({ ...opts, query: opts.oneshot, finalOnly: true, quiet: true });
     } else {
@@ -118,6 +122,7 @@ export function buildProgram(): Command {
   registerToolsCommand(program);
   registerGatewayCommands(program);
   registerLogsCommand(program);
+  registerHelpCommand(program);
 
   program
     .command("version")
@@ -130,9 +135,23 @@ export function buildProgram(): Command {
 }
 
 /** Parse argv, run the command, and map failures to the documented exit codes. */
+/** A first word that is not a command (`hermes sesions`): say so, with the nearest commands. */
+async function unknownCommand(program: Command, argv: string[]): Promise<UsageError | undefined> {
+  const first = argv[2];
+  if (first === undefined || first.startsWith("-")) return undefined;
+  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  if (names.includes(first)) return undefined;
+  const { nearestNames } = await import("../util/edit-distance.js");
+  const near = nearestNames(first, names, 2);
+  const hint = near.length > 0 ? ` (did you mean ${near.map((n) => `'${n}'`).join(" or ")}?)` : "";
+  return new UsageError(`unknown command '${first}'${hint}. To ask the agent something, use hermes chat -q "...".`);
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
+    const unknown = await unknownCommand(program, argv);
+    if (unknown) throw unknown;
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
   } catch (error) {

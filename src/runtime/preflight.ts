@@ -4,7 +4,9 @@
  * from, so the fix is one edit, instead of surfacing as retried "timeouts" a minute later.
  */
 import type { ProviderSpec } from "../llm/providers.js";
+import { listToolsets, validateToolset } from "../tools/toolsets.js";
 import { baseUrlProblem } from "../util/base-url.js";
+import { nearestNames } from "../util/edit-distance.js";
 import { UsageError } from "./errors.js";
 
 /** Providers that are usable without a key: local servers, and AWS's own credential chain. */
@@ -38,4 +40,32 @@ export function requireCredential(info: ProviderSpec, baseUrl: string | undefine
     `no API key for ${info.label} (${info.id}): set ${variables} (in the environment or $HERMES_HOME/.env), ` +
       `run \`hermes auth add ${info.id}\`, or pass --api-key.`,
   );
+}
+
+/** Toolset names nobody defines: not built in, and not `mcp-<server>` of a configured server. */
+export function unknownToolsets(names: readonly string[], mcpServers: readonly string[]): string[] {
+  return names.filter(
+    (name) => !validateToolset(name) && !(name.startsWith("mcp-") && mcpServers.includes(name.slice(4))),
+  );
+}
+
+/** Why `names` (from `source`) cannot be used, with the nearest known names, or undefined. */
+export function toolsetProblem(
+  names: readonly string[],
+  source: string,
+  mcpServers: readonly string[],
+): string | undefined {
+  const unknown = unknownToolsets(names, mcpServers);
+  if (unknown.length === 0) return undefined;
+  const known = [...listToolsets(), ...mcpServers.map((server) => `mcp-${server}`)];
+  const hints = unknown.map((name) => {
+    const near = nearestNames(name, known, 1);
+    return near.length > 0 ? `"${name}" (did you mean "${near[0]}"?)` : `"${name}"`;
+  });
+  return `unknown toolset${unknown.length > 1 ? "s" : ""} ${hints.join(", ")} in ${source}. Known toolsets: ${known.join(", ")}.`;
+}
+
+export function checkToolsets(names: readonly string[], source: string, mcpServers: readonly string[]): void {
+  const problem = toolsetProblem(names, source, mcpServers);
+  if (problem) throw new UsageError(problem);
 }

@@ -29,7 +29,7 @@ import { checkContextWindow } from "./context-check.js";
 import { loadCredentialPool, persistPool } from "./credentials.js";
 import type { DetectOptions } from "./local-servers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
-import { requireCredential } from "./preflight.js";
+import { checkToolsets, requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { assembleTools, awaitMcp } from "./tools.js";
 
@@ -181,6 +181,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
         "Set terminal.backend: local (hermes config set terminal.backend local) to run them here.",
     );
   }
+  const mcpServers = Object.keys(config.mcp_servers);
+  if (overrides.toolsets) checkToolsets(overrides.toolsets, "--toolsets", mcpServers);
+  if (!options.toolsets) checkToolsets(config.toolsets, "toolsets in config.yaml", mcpServers);
   const sandbox = applySandbox(config, { home, interactive: options.interactive ?? false }, notice);
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);

@@ -51,7 +51,7 @@ type Modules = Awaited<ReturnType<typeof modules>>;
 
 function providerId(m: Modules, name: string): string {
   const spec = m.resolveProvider(name);
-  if (!spec) throw new UsageError(`unknown provider "${name}" (see docs/providers.md for the list)`);
+  if (!spec) throw new UsageError(`unknown provider "${name}" (hermes help providers lists them)`);
   return spec.id;
 }
 

@@ -66,9 +66,16 @@ async function reportBadBaseUrlVariables(io: CommandIo, env: Record<string, stri
 async function reportCheck(io: CommandIo): Promise<boolean> {
   const s = await state();
   try {
-    const { path, warnings } = s.loadConfig({ home: s.hermesHome() });
+    const { path, warnings, config } = s.loadConfig({ home: s.hermesHome() });
     for (const warning of warnings) io.err(`warning: ${warning}`);
     if (await reportBadBaseUrlVariables(io, { ...s.readDotEnv(s.hermesHome()), ...process.env })) return false;
+    const { toolsetProblem } = await import("../../runtime/preflight.js");
+    const toolsets = toolsetProblem(config.toolsets, `toolsets in ${path}`, Object.keys(config.mcp_servers));
+    if (toolsets) {
+      io.err(toolsets);
+      io.setExitCode(1);
+      return false;
+    }
     io.out(`${path}: OK${warnings.length ? ` (${warnings.length} warning${warnings.length > 1 ? "s" : ""})` : ""}`);
     return true;
   } catch (error) {
@@ -171,7 +178,7 @@ export function registerConfigCommands(program: Command, io: CommandIo = process
       const { atomicWriteFile } = await import("../../state/atomic-write.js");
       const path = s.hermesPaths().config;
       if (!existsSync(path)) {
-        atomicWriteFile(path, "# Hermes configuration. Every key and its default: docs/configuration.md\n");
+        atomicWriteFile(path, "# Hermes configuration. Every key and its default: hermes help configuration\n");
       }
       const editor = process.env.VISUAL || process.env.EDITOR || (process.platform === "win32" ? "notepad" : "vi");
       const result = spawnSync(`${editor} ${JSON.stringify(path)}`, { shell: true, stdio: "inherit" });

@@ -117,7 +117,7 @@ async function providerChecks(config: HermesConfig, options: DoctorOptions): Pro
       ok: false,
       essential: true,
       detail: `unknown provider "${providerId}"`,
-      hint: "pick one from docs/providers.md with `hermes model PROVIDER/MODEL`",
+      hint: "pick one (hermes help providers) with `hermes model PROVIDER/MODEL`",
     });
     return results;
   }

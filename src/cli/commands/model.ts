@@ -74,7 +74,7 @@ export async function applyModelChange(home: string, change: ModelChange): Promi
   let providerId: string | undefined;
   if (change.provider) {
     const spec = resolveProvider(change.provider);
-    if (!spec) throw new UsageError(`unknown provider "${change.provider}" (see docs/providers.md for the list)`);
+    if (!spec) throw new UsageError(`unknown provider "${change.provider}" (hermes help providers lists them)`);
     providerId = spec.id;
     const configured = config.model.provider !== "auto" ? resolveProvider(config.model.provider)?.id : undefined;
     const current = configured ?? (config.model.base_url ? "custom" : undefined);

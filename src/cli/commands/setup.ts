@@ -39,7 +39,7 @@ export async function writeSetup(home: string, choices: SetupChoices): Promise<s
   const { validateToolset } = await import("../../tools/toolsets.js");
   const { applyModelChange } = await import("./model.js");
   const spec = resolveProvider(choices.provider);
-  if (!spec) throw new UsageError(`unknown provider "${choices.provider}" (see docs/providers.md for the list)`);
+  if (!spec) throw new UsageError(`unknown provider "${choices.provider}" (hermes help providers lists them)`);
   if (!choices.model.trim()) throw new UsageError("a model is needed (--model)");
   const unknown = (choices.toolsets ?? []).filter((name) => !validateToolset(name));
   if (unknown.length) throw new UsageError(`unknown toolset(s): ${unknown.join(", ")} (see hermes tools --summary)`);
