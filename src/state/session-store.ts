@@ -133,7 +133,10 @@ export interface SessionStats {
   messages: number;
   bySource: Record<string, number>;
   totalTokens: number;
-  estimatedCost: number;
+  /** Sum of the sessions whose cost is known; null when none is. */
+  estimatedCost: number | null;
+  /** Sessions whose cost is unknown (a model with no price), left out of estimatedCost. */
+  unpricedSessions: number;
   oldestActivity: number | null;
   newestActivity: number | null;
   /** Size of the store on disk (database plus write-ahead log), when it has one. */

@@ -290,10 +290,18 @@ export class SqliteSessionStore implements SessionStore {
       const totals = this.conn
         .statement(
           `SELECT COUNT(*) AS sessions, COALESCE(SUM(total_tokens), 0) AS totalTokens,
-            COALESCE(SUM(estimated_cost), 0) AS estimatedCost, MIN(last_active) AS oldest, MAX(last_active) AS newest
+            SUM(estimated_cost) AS estimatedCost, COUNT(*) - COUNT(estimated_cost) AS unpriced,
+            MIN(last_active) AS oldest, MAX(last_active) AS newest
            FROM sessions`,
         )
-        .get() as { sessions: number; totalTokens: number; estimatedCost: number; oldest: number; newest: number };
+        .get() as {
+        sessions: number;
+        totalTokens: number;
+        estimatedCost: number | null;
+        unpriced: number;
+        oldest: number;
+        newest: number;
+      };
       const messages = this.conn.statement("SELECT COUNT(*) FROM messages").pluck().get() as number;
       const rows = this.conn.statement("SELECT source, COUNT(*) AS n FROM sessions GROUP BY source").all() as Array<{
         source: string;
@@ -305,6 +313,7 @@ export class SqliteSessionStore implements SessionStore {
         bySource: Object.fromEntries(rows.map((r) => [r.source, r.n])),
         totalTokens: totals.totalTokens,
         estimatedCost: totals.estimatedCost,
+        unpricedSessions: totals.unpriced,
         oldestActivity: totals.oldest ?? null,
         newestActivity: totals.newest ?? null,
         bytes: this.conn.bytes(),

@@ -248,6 +248,7 @@ test("stats counts sessions, messages, sources, tokens and bytes", async () => {
   assert.deepEqual(stats.bySource, { cli: 1, discord: 1 });
   assert.equal(stats.totalTokens, 120);
   assert.equal(stats.estimatedCost, 0.01);
+  assert.equal(stats.unpricedSessions, 1, "the discord session has no known cost");
   assert.ok((stats.bytes ?? 0) > 0);
   assert.ok(stats.newestActivity !== null);
   store.close();

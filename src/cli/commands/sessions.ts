@@ -54,6 +54,23 @@ function renderMessage(message: StoredMessage): string {
   return lines.join("\n");
 }
 
+async function confirm(question: string): Promise<boolean> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** A known cost as money; unknown costs as "unknown", never as $0. */
+export function describeCost(cost: number | null, unpriced: number, sessions: number): string {
+  if (cost === null) return sessions === 0 ? "$0" : "unknown (no price known for the models used)";
+  const money = cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
+  return unpriced > 0 ? `${money} for ${sessions - unpriced} of ${sessions} sessions (the rest unknown)` : money;
+}
+
 export function registerSessionsCommands(program: Command, io: CommandIo = processIo): Command {
   const sessions = program.command("sessions").description("browse, search and maintain saved sessions");
 
@@ -159,10 +176,22 @@ export function registerSessionsCommands(program: Command, io: CommandIo = proce
 
   sessions
     .command("delete <id>")
-    .description("delete a session and its messages")
-    .action(async (id: string) => {
-      const deleted = await withStore((store) => store.deleteSession(id));
-      if (!deleted) throw new UsageError(`no session with id "${id}"`);
+    .description("delete a session and its messages (asks first; --yes to skip)")
+    .option("-y, --yes", "delete without asking")
+    .action(async (id: string, opts: { yes?: boolean }) => {
+      const session = await withStore((store) => store.getSession(id));
+      if (!session) throw new UsageError(`no session with id "${id}"`);
+      if (!opts.yes) {
+        const what = `session ${id}${session.title ? ` ("${session.title}")` : ""}, ${session.messageCount} messages`;
+        if (!process.stdin.isTTY) {
+          throw new UsageError(`not deleting ${what} without confirmation: pass --yes`);
+        }
+        if (!(await confirm(`Delete ${what}? This cannot be undone. [y/N] `))) {
+          io.out("Nothing deleted.");
+          return;
+        }
+      }
+      await withStore((store) => store.deleteSession(id));
       io.out(`Deleted session ${id}`);
     });
 
@@ -188,7 +217,7 @@ export function registerSessionsCommands(program: Command, io: CommandIo = proce
       io.out(`sessions  ${stats.sessions}`);
       io.out(`messages  ${stats.messages}`);
       io.out(`tokens    ${stats.totalTokens}`);
-      io.out(`cost      $${stats.estimatedCost.toFixed(4)}`);
+      io.out(`cost      ${describeCost(stats.estimatedCost, stats.unpricedSessions, stats.sessions)}`);
       io.out(`size      ${((stats.bytes ?? 0) / 1024 / 1024).toFixed(2)} MiB`);
       io.out(`activity  ${formatTime(stats.oldestActivity)} … ${formatTime(stats.newestActivity)}`);
       for (const [source, n] of Object.entries(stats.bySource)) io.out(`  ${source.padEnd(10)} ${n}`);

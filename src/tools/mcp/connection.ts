@@ -62,11 +62,28 @@ function seconds(value: number | undefined, fallback: number): number {
   return typeof value === "number" && value > 0 ? value : fallback;
 }
 
+/**
+ * The SDK puts a whole error body in its message; an HTML error page (a proxy's 502) becomes
+ * its title or first line of text, so a failure stays one readable line.
+ */
+export function oneLineBody(text: string): string {
+  if (!/<(!doctype|html|head|body)\b/i.test(text)) return text.replace(/\s+/g, " ").trim().slice(0, 300);
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+  const head = text.slice(0, text.search(/<(!doctype|html)\b/i)).trim();
+  const firstText = text
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const summary = title || firstText.slice(0, 120) || "an HTML page";
+  return `${head ? `${head} ` : ""}an HTML page: ${summary}`.trim();
+}
+
 /** An HTTP transport error with its status code in front, when it has one. */
 function httpFailure(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const status = typeof code === "number" && code >= 100 && code < 600 ? `HTTP ${code}: ` : "";
-  return `${status}${message(error)}`;
+  return `${status}${oneLineBody(message(error))}`;
 }
 
 async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {

@@ -68,8 +68,14 @@ test("sessions export, delete, import and rename round trip", async () => {
   assert.equal(exported.session.id, id);
   assert.deepEqual(JSON.parse((await sessions(home, "export", id)).out), exported);
 
-  assert.match((await sessions(home, "delete", id)).out, /Deleted session/);
-  await assert.rejects(sessions(home, "delete", id), /no session with id/);
+  // Tests run without a terminal on stdin: deleting needs --yes, and nothing goes without it.
+  await assert.rejects(
+    sessions(home, "delete", id),
+    /not deleting session .* 4 messages without confirmation: pass --yes/,
+  );
+  assert.match((await sessions(home, "show", id)).out, /./, "still there");
+  assert.match((await sessions(home, "delete", id, "--yes")).out, /Deleted session/);
+  await assert.rejects(sessions(home, "delete", id, "--yes"), /no session with id/);
   assert.match((await sessions(home, "import", file)).out, /Imported session 20250101_120000_abcdef \(4 messages\)/);
   await assert.rejects(sessions(home, "import", file), /already exists/);
   await sessions(home, "import", file, "--replace");
@@ -80,6 +86,13 @@ test("sessions export, delete, import and rename round trip", async () => {
   await assert.rejects(sessions(home, "import", join(home, "nope.json")), /cannot read/);
 });
 
+test("a cost is shown as money only when known", async () => {
+  const { describeCost } = await import("../../../src/cli/commands/sessions.js");
+  assert.equal(describeCost(null, 2, 2), "unknown (no price known for the models used)");
+  assert.equal(describeCost(0.5, 0, 3), "$0.50");
+  assert.equal(describeCost(0.004, 1, 3), "$0.0040 for 2 of 3 sessions (the rest unknown)");
+});
+
 test("sessions stats and prune", async () => {
   const home = tempHome();
   await seed(home);
@@ -88,6 +101,7 @@ test("sessions stats and prune", async () => {
   assert.equal(stats.messages, 4);
   assert.deepEqual(stats.bySource, { cli: 1, telegram: 1 });
   assert.match((await sessions(home, "stats")).out, /sessions {2}2\nmessages {2}4/);
+  assert.match((await sessions(home, "stats")).out, /cost {6}unknown \(no price known/, "never $0.0000 for unknown");
   assert.match((await sessions(home, "prune", "--older-than", "30")).out, /Pruned 0 sessions older than 30 days/);
   assert.match((await sessions(home, "prune", "--older-than", "0")).out, /Pruned 2 sessions/);
   await assert.rejects(sessions(home, "prune", "--older-than", "x"), /--older-than needs a number/);
