@@ -132,7 +132,8 @@ class LineView implements ChatView {
   async askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
     this.endLine();
     process.stderr.write(
-      `⚠ dangerous command (${request.reason}): ${request.command}\nallow? [d]eny (Enter), [o]nce, [s]ession, [a]lways> `,
+      `⚠ dangerous command (${request.reason}): ${request.command}\n` +
+        `allow? [d]eny (Enter), [o]nce, [s]ession (any ${request.reason} this session), [a]lways (exactly this command)> `,
     );
     return parseApprovalAnswer((await this.reader.next()) ?? "");
   }

@@ -151,7 +151,7 @@ test("commands run for the model do not see the agent's provider keys unless env
   }
 });
 
-test("answering always to an approval saves the pattern to config.yaml for the next run", async () => {
+test("answering always saves exactly that command to config.yaml for the next run, not its whole kind", async () => {
   const runtime = await open();
   const ctx = {
     cwd: runtime.home,
@@ -162,9 +162,13 @@ test("answering always to an approval saves the pattern to config.yaml for the n
   const first = await runtime.approvals.check("rm -rf ./build-output", ctx);
   assert.equal(first.allowed, true);
   const saved = readFileSync(join(runtime.home, "config.yaml"), "utf8");
-  assert.ok(first.key && saved.includes(first.key), saved);
+  assert.match(saved, /cmd:rm -rf \.\/build-output/);
+  assert.ok(first.key && !saved.includes(`- ${first.key}\n`), "the kind of command is not saved");
   const next = await openRuntime({ home: runtime.home, localServers: false, skipDotEnv: true });
   opened.push(next);
-  const again = await next.approvals.check("rm -rf ./build-output", { ...ctx, requestApproval: async () => "deny" });
-  assert.deepEqual([again.allowed, again.allowed && again.via], [true, "allowlist"]);
+  const deny = { ...ctx, requestApproval: async () => "deny" as const };
+  const again = await next.approvals.check("rm  -rf   ./build-output", deny);
+  assert.deepEqual([again.allowed, again.allowed && again.via], [true, "allowlist"], "whitespace does not matter");
+  const other = await next.approvals.check("rm -rf ./src", deny);
+  assert.equal(other.allowed, false, "another command of the same kind is asked again");
 });

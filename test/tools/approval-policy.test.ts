@@ -153,3 +153,16 @@ describe("approvalPolicyFromConfig", () => {
     assert.equal(approvalPolicyFromConfig(undefined).mode, "manual");
   });
 });
+
+test("always allows exactly that command; glob characters in it are not patterns, and hand-written kinds still work", async () => {
+  const saved: string[] = [];
+  const policy = new ApprovalPolicy({ persistAllowlist: (entry) => void saved.push(entry) });
+  const { ctx } = ctxWith("always");
+  assert.equal((await policy.check("rm -rf build/*", ctx)).allowed, true);
+  assert.deepEqual(saved, ["cmd:rm -rf build/*"]);
+  const { ctx: denying } = ctxWith("deny");
+  assert.equal((await policy.check("rm -rf build/*", denying)).allowed, true);
+  assert.equal((await policy.check("rm -rf build/../..", denying)).allowed, false);
+  const byKind = new ApprovalPolicy({ commandAllowlist: ["recursive_delete"] });
+  assert.equal((await byKind.check("rm -rf ./anything", denying)).allowed, true, "a kind the user wrote by hand");
+});

@@ -10,13 +10,19 @@ import { selectListTheme, style } from "./theme.js";
 
 const OWN_ANSWER = "\u0000own-answer";
 
-/** Deny comes first, so Enter without a look (or a stray key) never runs the command. */
-const APPROVAL_ITEMS: SelectItem[] = [
-  { value: "deny", label: "Deny" },
-  { value: "once", label: "Allow once" },
-  { value: "session", label: "Allow for this session" },
-  { value: "always", label: "Always allow (saved to command_allowlist)" },
-];
+/**
+ * Deny comes first, so Enter without a look (or a stray key) never runs the command. Each
+ * choice says exactly what it allows: "always" saves this one command, never a whole kind.
+ */
+function approvalItems(request: ApprovalRequest): SelectItem[] {
+  const shown = request.command.length > 60 ? `${request.command.slice(0, 57)}...` : request.command;
+  return [
+    { value: "deny", label: "Deny" },
+    { value: "once", label: "Allow once" },
+    { value: "session", label: `Allow ${request.reason} for the rest of this session` },
+    { value: "always", label: `Always allow exactly \`${shown}\` (saved to command_allowlist)` },
+  ];
+}
 
 interface Pending {
   /** Settle the prompt with its "no answer" value (deny, or an empty answer). */
@@ -47,7 +53,7 @@ export class InlinePrompts {
             style.yellow(`⚠ The agent wants to run a dangerous command (${request.reason}):`),
             `  ${style.bold(request.command)}`,
           ].join("\n");
-          this.pick(title, APPROVAL_ITEMS, (value) => resolve((value ?? "deny") as ApprovalAnswer), timeoutMs);
+          this.pick(title, approvalItems(request), (value) => resolve((value ?? "deny") as ApprovalAnswer), timeoutMs);
         }),
     );
   }

@@ -43,7 +43,7 @@ export interface ApprovalPolicyOptions {
   commandAllowlist?: string[];
   /** Skip prompts for dangerous commands (`--yolo`). `HERMES_YOLO_MODE=1` does the same. */
   yolo?: boolean;
-  /** Saves a pattern answered with "always" (the caller writes it to `command_allowlist`). */
+  /** Saves the exact command (`cmd:...`) answered with "always" (the caller writes it to `command_allowlist`). */
   persistAllowlist?: (pattern: string) => void | Promise<void>;
   smartJudge?: SmartJudge;
 }
@@ -153,7 +153,12 @@ export class ApprovalPolicy {
 
   private isAllowlisted(key: string, command: string): boolean {
     if (this.allowlist.has(key)) return true;
+    const exact = exactCommandEntry(command);
     for (const pattern of this.allowlist) {
+      if (pattern.startsWith(EXACT_PREFIX)) {
+        if (pattern === exact) return true;
+        continue;
+      }
       if (pattern.toLowerCase() === key.toLowerCase()) return true;
       if (/[*?[]/.test(pattern) && globToRegExp(pattern).test(command.trim())) return true;
     }
@@ -194,7 +199,8 @@ export class ApprovalPolicy {
       };
     }
     if (answer === "session") this.approveForSession(ctx, key);
-    if (answer === "always") await this.approveForever(key);
+    // "always" allows this exact command from now on, never the whole kind of command.
+    if (answer === "always") await this.approveForever(exactCommandEntry(command));
     return { allowed: true, via: "user", key, answer };
   }
 
@@ -208,15 +214,22 @@ export class ApprovalPolicy {
     set.add(key);
   }
 
-  private async approveForever(key: string): Promise<void> {
-    if (this.allowlist.has(key)) return;
-    this.allowlist.add(key);
+  private async approveForever(entry: string): Promise<void> {
+    if (this.allowlist.has(entry)) return;
+    this.allowlist.add(entry);
     try {
-      await this.persistAllowlist?.(key);
+      await this.persistAllowlist?.(entry);
     } catch {
       // The approval still holds for this process; saving is best effort.
     }
   }
+}
+
+/** How an "always" answer is stored in `command_allowlist`: one exact command, whitespace-normalised. */
+export const EXACT_PREFIX = "cmd:";
+
+export function exactCommandEntry(command: string): string {
+  return `${EXACT_PREFIX}${command.trim().replace(/\s+/g, " ")}`;
 }
 
 function sessionKey(ctx: ToolContext): string {
