@@ -155,10 +155,18 @@ export class Agent {
   }
 
   /** Compress now (`/compress [focus]`), whatever the thresholds say. Undefined when there is no history yet. */
-  async compress(focusTopic?: string): Promise<CompressionResult | undefined> {
-    await this.prepareSession({});
+  async compress(
+    focusTopic?: string,
+    opts: Pick<RunOptions, "conversationHistory"> = {},
+  ): Promise<CompressionResult | undefined> {
+    await this.prepareSession(opts);
     if (this.history.length === 0) return undefined;
     return this.compressWith("manual", { focusTopic });
+  }
+
+  /** The context window in use: the number compression decides by (configured, known or probed). */
+  contextWindow(): Promise<number> {
+    return this.compression.windowInUse();
   }
 
   /** For long-lived surfaces (gateway, API server): the prompt fills 85% of the window. */

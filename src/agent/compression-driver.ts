@@ -146,6 +146,12 @@ export class CompressionDriver {
     return result;
   }
 
+  /** The window compression works with, resolved (probing the server if need be) on first use. */
+  async windowInUse(signal?: AbortSignal): Promise<number> {
+    await this.resolveWindow(true, signal);
+    return this.contextLength;
+  }
+
   private async resolveWindow(allowProbe: boolean, signal?: AbortSignal): Promise<void> {
     if (this.window) return;
     const input = this.options.window;

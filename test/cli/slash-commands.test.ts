@@ -291,9 +291,6 @@ test("unavailable features say so; unknown and ambiguous commands explain; /quit
   const { chat, view } = await session([]);
   try {
     const agent = chat.runtime.agent as unknown as Record<string, unknown>;
-    Object.defineProperty(agent, "compress", { value: undefined, configurable: true });
-    await chat.submit("/compress");
-    assert.match(view.lastPrint, /not available yet/);
     let focus: unknown;
     Object.defineProperty(agent, "compress", {
       value: async (f?: string) => {
@@ -307,7 +304,7 @@ test("unavailable features say so; unknown and ambiguous commands explain; /quit
     assert.match(view.lastPrint, /^Compressed: about 5000 → 1200 tokens/);
     Object.defineProperty(agent, "compress", { value: async () => undefined, configurable: true });
     await chat.submit("/compress");
-    assert.equal(view.lastPrint, "Nothing to compress yet.");
+    assert.equal(view.lastPrint, "Nothing to compress yet: the conversation is empty.");
     await chat.submit("/reload-mcp");
     assert.match(view.lastPrint, /No MCP servers are configured/);
     await chat.submit("/frobnicate");
@@ -334,5 +331,59 @@ test("/skills lists the installed skills, and /skill-name sends the skill with t
     assert.match(sent, /planning-a-change/);
   } finally {
     await chat.close();
+  }
+});
+
+test("/compress after /undo compresses the shortened history; a short one says there is nothing yet", async () => {
+  const { chat, view } = await session([{ text: "answer one" }, { text: "answer two" }, { text: "answer three" }]);
+  try {
+    await chat.submit("one");
+    await chat.submit("two");
+    await chat.submit("/undo");
+    await chat.submit("/compress");
+    assert.equal(
+      view.lastPrint,
+      "Nothing to compress yet: 2 messages, all of which are kept as they are (the first and last turns always stay).",
+    );
+    await chat.submit("three");
+    assert.deepEqual(userTexts(fake.requests.at(-1)), ["one", "three"], "the undone exchange stays gone");
+  } finally {
+    await chat.close();
+  }
+});
+
+test("a single message larger than the whole context window is refused with both sizes, and not sent", async () => {
+  const { chat, view } = await session([{ text: "never" }]);
+  try {
+    const before = fake.requests.length;
+    await chat.submit("x".repeat(600_000));
+    assert.match(
+      view.lastPrint,
+      /^Not sent: this message is about [\d,]+ tokens, more than the model's whole context window \(128,000 tokens\)/,
+    );
+    assert.equal(
+      fake.requests.filter((r) => r.method === "POST").length,
+      fake.requests.slice(0, before).filter((r) => r.method === "POST").length,
+    );
+  } finally {
+    await chat.close();
+  }
+});
+
+test("/context uses the window compression uses: the one the server reports for the model", async () => {
+  const server = await startFakeProvider({ models: [{ id: "mid-model", contextLength: 100_000 }] });
+  try {
+    const view = new RecordingView();
+    const flags = { provider: "custom", baseUrl: `${server.url}/v1`, apiKey: "k", model: "mid-model" };
+    const chat = await ChatController.create(flags, view, { localServers: false });
+    try {
+      await chat.submit("/context");
+      assert.match(view.lastPrint, /of 100k tokens/);
+      assert.equal(await chat.runtime.agent.contextWindow(), 100_000);
+    } finally {
+      await chat.close();
+    }
+  } finally {
+    await server.close();
   }
 });

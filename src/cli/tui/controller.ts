@@ -41,16 +41,6 @@ export interface ChatView {
   exit(): void;
 }
 
-const DEFAULT_CONTEXT_WINDOW = 128_000;
-
-/** The parts of the agent's compression result this view reports. */
-interface CompressOutcome {
-  compressed: boolean;
-  tokensBefore?: number;
-  tokensAfter?: number;
-  reason?: string;
-}
-
 function emptyTotals(): SessionUsage {
   return {
     inputTokens: 0,
@@ -223,6 +213,16 @@ export class ChatController implements SlashContext {
   }
 
   private async runTurn(text: string): Promise<void> {
+    // A message that alone is larger than the whole window cannot be answered, whatever is compressed.
+    const size = estimateTextTokens(text);
+    const window = await this.current.agent.contextWindow();
+    if (size > window) {
+      this.print(
+        `Not sent: this message is about ${size.toLocaleString("en-US")} tokens, more than the model's whole context window ` +
+          `(${window.toLocaleString("en-US")} tokens). Send a shorter part, or put it in a file and ask the agent to read parts of it.`,
+      );
+      return;
+    }
     this.view.turnStarted(text);
     const history = this.pendingHistory;
     this.pendingHistory = undefined;
@@ -307,7 +307,8 @@ export class ChatController implements SlashContext {
     const registry = agent.options.registry;
     const schemas = registry ? JSON.stringify(registry.definitions(await resolveToolNames(agent.options))) : "";
     const tokens = estimateTokens(messages) + this.systemPromptTokens + estimateTextTokens(schemas);
-    const window = config.model.context_length || contextWindowFor(model) || DEFAULT_CONTEXT_WINDOW;
+    // The same number compression works with: configured, known for the model, or probed.
+    const window = await agent.contextWindow();
     return { tokens, window, percent: Math.min(100, Math.round((tokens / window) * 100)) };
   }
 
@@ -343,17 +344,20 @@ export class ChatController implements SlashContext {
   }
 
   async compress(focus?: string): Promise<string> {
-    const agent = this.current.agent as unknown as {
-      compress?: (focus?: string) => Promise<CompressOutcome | undefined>;
-    };
-    if (typeof agent.compress !== "function") return "Manual compression is not available yet in this version.";
-    if (this.pendingHistory) {
-      return "An /undo is waiting to be applied with your next message; send it first, then /compress.";
-    }
+    const agent = this.current.agent;
     const before = await this.contextStatus();
-    const result = await agent.compress(focus);
-    if (!result) return "Nothing to compress yet.";
-    if (!result.compressed) return `Nothing was compressed${result.reason ? `: ${result.reason}` : "."}`;
+    // After /undo the shortened history is what gets compressed (and what the next turn starts from).
+    const history = this.pendingHistory;
+    this.pendingHistory = undefined;
+    const result = await agent.compress(focus, history ? { conversationHistory: history } : {});
+    const count = (await this.messages()).length;
+    if (!result) return "Nothing to compress yet: the conversation is empty.";
+    if (!result.compressed) {
+      if (result.reason?.startsWith("nothing between")) {
+        return `Nothing to compress yet: ${count} messages, all of which are kept as they are (the first and last turns always stay).`;
+      }
+      return `Nothing was compressed${result.reason ? `: ${result.reason}` : "."}`;
+    }
     const after = await this.contextStatus();
     this.view.statusChanged();
     const from = result.tokensBefore ?? before.tokens;
