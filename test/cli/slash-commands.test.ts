@@ -146,6 +146,7 @@ test("/title, /new, /sessions and /resume move between saved sessions", async ()
     await chat.submit("/reset");
     assert.notEqual(chat.runtime.agent.sessionId, first);
     assert.equal(chat.usage().turns, 0);
+    assert.equal(chat.exitNote(), undefined, "an empty new session is not worth resuming");
     await chat.submit("/history");
     assert.equal(view.lastPrint, "No messages yet.");
     await chat.submit("beta question");
@@ -154,6 +155,11 @@ test("/title, /new, /sessions and /resume move between saved sessions", async ()
     await chat.submit("/resume Alpha talk");
     assert.equal(chat.runtime.agent.sessionId, first);
     assert.match(view.lastPrint, /Resumed session .* \(2 messages\)/);
+    assert.equal(
+      chat.exitNote(),
+      `Session ${first} saved. Continue it with: hermes --resume ${first}`,
+      "leaving right after /resume says how to continue, as every exit does",
+    );
     await chat.submit("/history");
     assert.match(view.lastPrint, /you: alpha question/);
     await chat.submit("/clear");
@@ -171,7 +177,7 @@ test("/model shows the model, and switching keeps the conversation for the next 
     assert.match(view.lastPrint, /Model: scripted \(provider custom at http:\/\/127\.0\.0\.1:\d+\/v1\)/);
     await chat.submit("hello");
     await chat.submit("/model custom/other-model");
-    assert.match(view.lastPrint, /Now using other-model \(provider custom\)/);
+    assert.match(view.lastPrint, /Now using other-model \(provider custom at http:\/\/127\.0\.0\.1:\d+\/v1\)/);
     await chat.submit("again");
     const last = fake.requests.at(-1);
     assert.equal(last?.body.model, "other-model");
@@ -385,5 +391,39 @@ test("/context uses the window compression uses: the one the server reports for 
     }
   } finally {
     await server.close();
+  }
+});
+
+test("/model PROVIDER/MODEL moves endpoint, key and protocol together, or refuses and stays put", async () => {
+  const other = await startFakeProvider({ fallback: { text: "from lm studio" } });
+  const saved = { url: process.env.LMSTUDIO_BASE_URL, key: process.env.LM_API_KEY, or: process.env.OPENROUTER_API_KEY };
+  process.env.LMSTUDIO_BASE_URL = `${other.url}/v1`;
+  process.env.LM_API_KEY = "lm-studio-key";
+  delete process.env.OPENROUTER_API_KEY;
+  const { chat, view } = await session([{ text: "from the first server" }, { text: "still the first server" }]);
+  try {
+    await chat.submit("/model openrouter/some-model");
+    assert.match(view.lastPrint, /^Not switched \(still scripted on custom\): no API key for OpenRouter/);
+    await chat.submit("hello");
+    assert.equal(fake.requests.at(-1)?.body.model, "scripted", "the old endpoint is still in use");
+    await chat.submit("/model lmstudio/qwen3");
+    assert.match(view.lastPrint, /Now using qwen3 \(provider lmstudio at http:\/\/127\.0\.0\.1:\d+\/v1\)/);
+    const before = fake.requests.length;
+    await chat.submit("again");
+    assert.equal(fake.requests.length, before, "nothing more went to the old endpoint");
+    const sent = other.requests.filter((r) => r.method === "POST").at(-1);
+    assert.equal(sent?.body.model, "qwen3");
+    assert.equal(sent?.headers.authorization, "Bearer lm-studio-key", "the new provider's own key, not the old one");
+  } finally {
+    await chat.close();
+    await other.close();
+    for (const [name, value] of [
+      ["LMSTUDIO_BASE_URL", saved.url],
+      ["LM_API_KEY", saved.key],
+      ["OPENROUTER_API_KEY", saved.or],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 });

@@ -91,8 +91,15 @@ const settingsCommands: Command[] = [
       }
       if (ctx.busy) return ctx.print("The agent is working: /stop it or wait before switching models.");
       const { model, provider } = parseModelArgument(args);
-      await ctx.switchModel(model, provider);
-      ctx.print(`Now using ${ctx.runtime.model} (provider ${ctx.runtime.provider}) for this session.`);
+      try {
+        await ctx.switchModel(model, provider);
+      } catch (error) {
+        // The session stays on what it was using: nothing is half-switched.
+        const reason = error instanceof Error ? error.message : String(error);
+        return ctx.print(`Not switched (still ${runtime.model} on ${runtime.provider}): ${reason}`);
+      }
+      const where = ctx.runtime.baseUrl ? ` at ${ctx.runtime.baseUrl}` : "";
+      ctx.print(`Now using ${ctx.runtime.model} (provider ${ctx.runtime.provider}${where}) for this session.`);
     },
   },
   {

@@ -202,8 +202,6 @@ export async function runTui(flags: ChatFlags): Promise<void> {
   await view.closed;
   await controller.close();
   view.tui.stop();
-  if (controller.usage().turns > 0 || flags.resume || flags.continue) {
-    const id = controller.runtime.agent.sessionId;
-    process.stdout.write(`Session ${id} saved. Continue it with: hermes --resume ${id}\n`);
-  }
+  const note = controller.exitNote();
+  if (note) process.stdout.write(`${note}\n`);
 }

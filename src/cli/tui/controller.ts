@@ -334,8 +334,9 @@ export class ChatController implements SlashContext {
       model,
       provider: provider ?? currentProvider,
       baseUrl: changesProvider ? undefined : baseUrl,
-      // The provider's own key is read from the environment when the provider changes.
+      // The provider's own key, endpoint and protocol come with it when the provider changes.
       apiKey: changesProvider ? undefined : this.flags.apiKey,
+      apiMode: changesProvider ? undefined : this.flags.apiMode,
       resume: saved ? agent.sessionId : undefined,
       continue: false,
     };
@@ -363,6 +364,16 @@ export class ChatController implements SlashContext {
     const from = result.tokensBefore ?? before.tokens;
     const to = result.tokensAfter ?? after.tokens;
     return `Compressed: about ${from} → ${to} tokens (${after.percent}% of the context window).`;
+  }
+
+  /**
+   * What to print on leaving: how to continue the session, when there is one worth continuing
+   * (a turn was taken, or a session was resumed: by flag, or later with /resume).
+   */
+  exitNote(): string | undefined {
+    if (this.usage().turns === 0 && !this.flags.resume && !this.flags.continue) return undefined;
+    const id = this.current.agent.sessionId;
+    return `Session ${id} saved. Continue it with: hermes --resume ${id}`;
   }
 
   setYolo(on: boolean): void {
