@@ -44,7 +44,7 @@ test("the status bar shows model, tokens, cost (with display.show_cost), context
     "anthropic/claude-opus-4.6 · 12k in / 678 out · $0.12 · ctx 6% · YOLO · 2 queued · working (Ctrl+C to stop)",
   );
   const unknownPrice = { model: "x", usage: usage({ turns: 1, cost: undefined }), busy: false, queued: 0, yolo: false };
-  assert.match(statusText({ ...unknownPrice, showCost: true }), /· n\/a ·/);
+  assert.match(statusText({ ...unknownPrice, showCost: true }), /· cost unknown ·/);
   assert.equal(statusText(unknownPrice), "x · 0 in / 0 out · /help", "no cost without display.show_cost");
 });
 

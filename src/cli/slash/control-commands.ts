@@ -30,7 +30,7 @@ export function formatTokens(n: number): string {
 }
 
 export function formatCost(cost: number | undefined): string {
-  if (cost === undefined) return "n/a";
+  if (cost === undefined) return "unknown";
   return cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
 }
 

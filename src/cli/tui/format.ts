@@ -35,7 +35,7 @@ export function statusText(input: StatusInput): string {
   const parts = [input.model];
   if (input.usage.turns > 0 || input.usage.inputTokens > 0) {
     parts.push(`${formatTokens(input.usage.inputTokens)} in / ${formatTokens(input.usage.outputTokens)} out`);
-    if (input.showCost) parts.push(formatCost(input.usage.cost));
+    if (input.showCost) parts.push(input.usage.cost === undefined ? "cost unknown" : formatCost(input.usage.cost));
   }
   if (input.context) parts.push(`ctx ${input.context.percent}%`);
   if (input.yolo) parts.push("YOLO");
