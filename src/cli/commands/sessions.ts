@@ -151,7 +151,9 @@ export function registerSessionsCommands(program: Command, io: CommandIo = proce
     .option("-o, --out <file>", "file to write")
     .action(async (id: string, opts: { out?: string }) => {
       const exported = await withStore((store) => store.exportSession(id));
-      const json = `${JSON.stringify(exported, null, 2)}\n`;
+      // An export leaves the store: keys pasted into a conversation are masked on the way out.
+      const { redactSecrets } = await import("../../util/redact.js");
+      const json = `${JSON.stringify(exported, (_key, value) => (typeof value === "string" ? redactSecrets(value) : value), 2)}\n`;
       if (!opts.out) return io.out(json);
       const { atomicWriteFile } = await import("../../state/atomic-write.js");
       atomicWriteFile(opts.out, json, { mode: 0o600 });

@@ -107,3 +107,18 @@ test("sessions stats and prune", async () => {
   await assert.rejects(sessions(home, "prune", "--older-than", "x"), /--older-than needs a number/);
   await assert.rejects(sessions(home, "prune"), /required option/);
 });
+
+test("an export masks keys pasted into the conversation; the store keeps them as they were", async () => {
+  const home = tempHome();
+  const store = await SqliteSessionStore.open(join(home, "state.db"));
+  const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+  const s = await store.createSession({ id: "20250103_120000_aaaaaa", source: "cli" });
+  await store.appendMessages(s.id, [{ role: "user", content: `use this key: ${secret}` }]);
+  store.close();
+  const exported = (await sessions(home, "export", s.id)).out;
+  assert.doesNotMatch(exported, /abcdefghijklmnopqrstuvwxyz0123456789/);
+  assert.match(JSON.parse(exported).messages[0].content, /^use this key: sk-pro/);
+  const reopened = await SqliteSessionStore.open(join(home, "state.db"));
+  assert.match(String((await reopened.getMessages(s.id))[0]?.content), /abcdefghijklmnopqrstuvwxyz0123456789/);
+  reopened.close();
+});
