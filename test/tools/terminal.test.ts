@@ -182,14 +182,14 @@ describe("terminal: approvals", () => {
     assert.equal(asked.length, 2);
   });
 
-  test("'always' persists the pattern and applies to every session", async () => {
+  test("'always' persists exactly that command and applies to every session", async () => {
     const persisted: string[] = [];
     const run = setup(new ApprovalPolicy({ persistAllowlist: (p) => void persisted.push(p) }));
     const { asked, requestApproval } = approver("always");
     assert.equal((await run({ command: dangerous }, victimCtx({ requestApproval, sessionId: "a" }))).exit_code, 0);
     assert.equal((await run({ command: dangerous }, victimCtx({ requestApproval, sessionId: "b" }))).exit_code, 0);
     assert.equal(asked.length, 1);
-    assert.deepEqual(persisted, [asked[0]?.key]);
+    assert.deepEqual(persisted, [`cmd:${dangerous}`]);
   });
 
   test("unattended contexts deny dangerous commands without asking", async () => {

@@ -1,8 +1,9 @@
 /** The `read_file` tool: a text file with line numbers, one page at a time. */
 import { createReadStream, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "../../util/schema/index.js";
+import { fenceUntrusted } from "../../util/untrusted.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { decodeText, describeFormat, type TextFormat } from "../text-encoding.js";
 import { describeFsError, isBinaryFile, isImagePath, json } from "./file-io.js";
@@ -174,7 +175,15 @@ export async function readFileTool(args: ReadFileArgs, ctx: Pick<ToolContext, "c
   } catch (error) {
     return json({ error: describeFsError(error, shown) });
   }
-  return json(formatPage(shown, size, page));
+  const result = json(formatPage(shown, size, page));
+  // A file from outside the project (a download, another checkout, /tmp) is data the model did
+  // not write and the user may never have read: it reaches the model fenced, like a web page.
+  return isInside(real, realLocation(resolve(ctx.cwd))) ? result : fenceUntrusted("read_file", result);
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 function formatPage(path: string, size: number, page: Page): Record<string, unknown> {
