@@ -30,10 +30,18 @@ const gap = (n: number) => `(?:[^\\s]+\\s+){0,${n}}`;
 
 const ALWAYS: ThreatPattern[] = [
   {
+    // In English, and in the languages it most often arrives in besides.
     id: "prompt_injection",
-    keywords: ["ignore"],
+    keywords: ["ignor", "忽略", "無視", "игнор"],
     pattern: new RegExp(
-      `\\bignore\\s+${gap(4)}(?:previous|all|above|prior|earlier|preceding|any|your)\\s+${gap(4)}(?:instructions|rules|directives|prompts?|guidelines)\\b`,
+      [
+        `\\bignore\\s+${gap(4)}(?:previous|all|above|prior|earlier|preceding|any|your)\\s+${gap(4)}(?:instructions|rules|directives|prompts?|guidelines)\\b`,
+        `\\bignor(?:a|e|ez|iere|ieren)\\s+${gap(3)}(?:las|les|le|as|alle|todas|toutes|tutte)?\\s*${gap(2)}(?:instrucciones|instructions|istruzioni|instruções|anweisungen)\\s+${gap(1)}(?:anteriores|précédentes|precedenti|vorherigen|bisherigen|previas)`,
+        `\\bignorier(?:e|en)\\s+${gap(2)}(?:vorherigen|bisherigen|obigen|früheren)\\s+${gap(1)}anweisungen`,
+        `игнорируй(?:те)?\\s+${gap(2)}(?:предыдущие|прежние|все)\\s+${gap(1)}(?:инструкции|указания)`,
+        "忽略(?:之前|以前|上面|先前)(?:的)?(?:所有)?(?:指令|指示|说明)",
+        "(?:以前|前)の指示を無視",
+      ].join("|"),
     ),
   },
   {
@@ -133,6 +141,14 @@ const C2_FRAMEWORKS =
   "(?:sliver|mythic|cobalt\\s*strike|havoc|covenant|brute\\s*ratel|poshc2|merlin|metasploit|meterpreter|empire|villain|nighthawk)";
 
 const CONTEXT_ONLY: ThreatPattern[] = [
+  {
+    // An instruction to download something and run it: a README's install line is fine in a
+    // terminal, not as a standing order in the agent's context, memory or skills.
+    id: "remote_pipe_shell",
+    keywords: ["curl", "wget", "iwr", "invoke-webrequest", "irm"],
+    pattern:
+      /\b(?:curl|wget|iwr|irm|invoke-webrequest)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node|iex)\b|\b(?:ba|z)?sh\s+(?:-c\s+)?["']?\$\(\s*(?:curl|wget)\b|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b/,
+  },
   {
     id: "role_hijack",
     keywords: ["now"],
@@ -303,13 +319,90 @@ function isScope(scope: unknown): scope is ThreatScope {
 export function scanForThreats(text: string, scope: ThreatScope): string[] {
   if (!isScope(scope)) throw new Error(`unknown threat scan scope: ${String(scope)} (expected all, context or strict)`);
   const raw = text.slice(0, THREAT_SCAN_LIMIT);
-  // Fold full-width and other compatibility forms, and drop invisible characters so they
-  // cannot split key words apart.
-  const folded = raw.normalize("NFKC").replace(INVISIBLE, "").toLowerCase();
+  const found = matchPatterns(raw, scope);
+  if (scope !== "all") {
+    if (MIXED_SCRIPT_WORD.test(raw.normalize("NFKC"))) found.push("homoglyph_mixed_script");
+    if (encodedThreat(raw, scope)) found.push("encoded_payload");
+  }
+  return [...found, ...invisibleIds(raw)];
+}
+
+function matchPatterns(raw: string, scope: ThreatScope): string[] {
+  // Fold full-width and other compatibility forms, drop invisible characters so they cannot
+  // split key words apart, and read look-alike letters from other scripts as the Latin ones.
+  const folded = foldConfusables(raw.normalize("NFKC").replace(INVISIBLE, "").toLowerCase());
   const found: string[] = [];
   for (const { id, keywords, pattern } of SCOPES[scope]) {
     if (found.includes(id) || !keywords.some((word) => folded.includes(word))) continue;
     if (pattern.test(folded)) found.push(id);
   }
-  return [...found, ...invisibleIds(raw)];
+  return found;
+}
+
+/** Cyrillic and Greek letters that look like Latin ones, as the Latin letter they imitate. */
+const CONFUSABLES: Record<string, string> = {
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  ѕ: "s",
+  ԁ: "d",
+  ԛ: "q",
+  ԝ: "w",
+  һ: "h",
+  ӏ: "l",
+  α: "a",
+  β: "b",
+  ε: "e",
+  η: "n",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  ω: "w",
+};
+const CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "g");
+
+/** Only words that mix scripts are folded, so Russian or Greek prose stays as it is. */
+function foldConfusables(text: string): string {
+  return text.replace(/[\p{L}\p{M}]+/gu, (word) =>
+    /[a-z]/.test(word) ? word.replace(CONFUSABLE_CHARS, (c) => CONFUSABLES[c] ?? c) : word,
+  );
+}
+
+/**
+ * A Latin letter next to a Cyrillic or Greek look-alike inside one word: the usual homoglyph
+ * disguise. Other Greek letters (μ in "10μs", math) are not look-alikes and do not count.
+ */
+const LOOKALIKES = Object.keys(CONFUSABLES).join("");
+const MIXED_SCRIPT_WORD = new RegExp(`[a-z][${LOOKALIKES}]|[${LOOKALIKES}][a-z]`, "i");
+
+const BASE64_RUN = /[A-Za-z0-9+/]{32,}={0,2}/g;
+
+/** A long base64 run that decodes to text matching a threat pattern. */
+function encodedThreat(raw: string, scope: ThreatScope): boolean {
+  let checked = 0;
+  for (const match of raw.matchAll(BASE64_RUN)) {
+    if (++checked > 20) break;
+    const decoded = Buffer.from(match[0], "base64").toString("utf8");
+    if (!/^[\p{L}\p{N}\p{P}\p{S}\s]+$/u.test(decoded)) continue;
+    if (matchPatterns(decoded, scope).length > 0) return true;
+  }
+  return false;
 }

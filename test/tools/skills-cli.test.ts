@@ -65,7 +65,7 @@ test("hermes skills install refuses an invalid or malicious skill and copies not
   });
   const refused = await skills(home, "install", evil);
   assert.equal(refused.exitCode, 1);
-  assert.match(refused.err, /scripts\/setup\.sh: flagged by the security scan: remote_pipe_shell/);
+  assert.match(refused.err, /scripts\/setup\.sh: flagged by the security scan: remote_pipe_shell$/m);
   assert.equal(existsSync(join(home, "skills", "helper")), false);
 
   const broken = writeSkill(tempDir("src"), "broken", { text: "no frontmatter here\n" });
