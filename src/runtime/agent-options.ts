@@ -12,6 +12,7 @@ import type { HermesConfig } from "../state/config-schema.js";
 import { MemoryStore } from "../state/memory-store.js";
 import { hermesPaths } from "../state/paths.js";
 import type { SessionStore } from "../state/session-store.js";
+import type { ApprovalPolicy } from "../tools/approval/policy.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ContextCheck } from "./context-check.js";
 import type { ModelChoice } from "./model-choice.js";
@@ -82,6 +83,8 @@ export function unavailableFeatures(config: HermesConfig): string[] {
 }
 
 export interface BaseOptionsInput {
+  /** The process's approval policy, which file tools ask before writing where files run later. */
+  approvals: ApprovalPolicy;
   home: string;
   cwd: string;
   config: HermesConfig;
@@ -121,7 +124,10 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     home: input.home,
     cwd: input.cwd,
     interactive: input.interactive,
-    services: { sessionSearch: (query: string, limit: number) => store.search(query, { limit }) },
+    services: {
+      sessionSearch: (query: string, limit: number) => store.search(query, { limit }),
+      approvals: input.approvals,
+    },
     quiet: true,
     skillsIndex: input.skillsIndex,
     saveTrajectories: Boolean(overrides.saveTrajectories) || config.agent.save_trajectories,

@@ -233,6 +233,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     registry,
     context: contextCheck.value,
     skillsIndex: tools.skillsIndex,
+    approvals: tools.approvals,
     auxiliary,
     platform: options.platform ?? "cli",
     interactive: options.interactive ?? false,

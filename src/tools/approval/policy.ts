@@ -151,6 +151,33 @@ export class ApprovalPolicy {
     return this.askUser(command, description, key, ctx);
   }
 
+  /**
+   * A file tool's write to a place where files run later (autostart, systemd units, git
+   * hooks): allowed under yolo, refused where nobody can answer, asked about otherwise.
+   */
+  async checkFileWrite(
+    path: string,
+    target: { key: string; description: string },
+    ctx: ToolContext,
+  ): Promise<CommandVerdict> {
+    const { key, description } = target;
+    const subject = `write ${path}`;
+    if (this.mode === "off" || this.yolo || yoloFromEnv()) return { allowed: true, via: "yolo", key };
+    if (this.isAllowlisted(key, subject)) return { allowed: true, via: "allowlist", key };
+    if (this.sessionApprovals.get(sessionKey(ctx))?.has(key)) return { allowed: true, via: "session", key };
+    const unattended = unattendedAction(ctx, this.cronMode, this.unattendedMode);
+    if (unattended === "approve") return { allowed: true, via: "unattended", key };
+    if (unattended === "deny") {
+      return {
+        allowed: false,
+        by: "unattended",
+        key,
+        message: `Write refused: ${description} (${path}). Nobody is available to approve it here (${contextName(ctx)}); leave it for the user.`,
+      };
+    }
+    return this.askUser(subject, description, key, ctx);
+  }
+
   private isAllowlisted(key: string, command: string): boolean {
     if (this.allowlist.has(key)) return true;
     const exact = exactCommandEntry(command);

@@ -40,10 +40,30 @@ function isRelative(path: string): boolean {
   return !/^(?:\/|~|\$|[a-z]:\/)/.test(path);
 }
 
+/**
+ * Places where a file is run later, without anyone asking: autostart entries, systemd and
+ * launchd units, git hooks. A write there is how a one-off command becomes a standing one.
+ */
+export function classifyPersistenceTarget(path: string): SensitiveTarget | null {
+  const p = normalizePath(path);
+  if (/(?:^|\/)\.config\/autostart\/|(?:^|\/)library\/launchagents\//.test(p)) {
+    return { key: "autostart_write", description: "write an autostart entry (runs at login)" };
+  }
+  if (/(?:^|\/)\.config\/systemd\/user\/|(?:^|\/)\.local\/share\/systemd\/user\//.test(p)) {
+    return { key: "systemd_unit_write", description: "write a systemd user unit" };
+  }
+  if (/(?:^|\/)\.git\/hooks\/[^/]+$/.test(p)) {
+    return { key: "git_hook_write", description: "write a git hook (runs on git commands)" };
+  }
+  return null;
+}
+
 /** Why writing to `path` needs approval, or null when it does not. */
 export function classifyWriteTarget(path: string): SensitiveTarget | null {
   const p = normalizePath(path);
   if (p === "" || p === "/dev/null" || p.startsWith("&")) return null;
+  const persistence = classifyPersistenceTarget(p);
+  if (persistence) return persistence;
   if (RAW_DEVICE.test(p)) return { key: "raw_device_write", description: "write to a raw disk device" };
   if (/(?:^|\/)\.ssh(?:\/|$)|(?:^|\/)authorized_keys$/.test(p)) {
     return { key: "ssh_write", description: "write to SSH keys or config (~/.ssh)" };

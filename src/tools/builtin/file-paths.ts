@@ -6,6 +6,9 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import type { ApprovalPolicy } from "../approval/policy.js";
+import { classifyPersistenceTarget } from "../approval/sensitive-paths.js";
+import type { ToolContext } from "../registry.js";
 
 /** Expand a leading `~` and resolve a relative path against `cwd`. */
 export function resolveToolPath(input: string, cwd: string): string {
@@ -188,4 +191,17 @@ export function displayPath(path: string, cwd: string): string {
   const base = resolve(cwd);
   if (isInside(path, base) && path !== base) return path.slice(base.length + 1);
   return path;
+}
+
+/**
+ * Asks (through the approval policy in the tool's context) before a file tool writes where
+ * files run later; undefined when the write may go ahead, else the refusal for the model.
+ */
+export async function approvePersistentWrite(real: string, ctx: ToolContext): Promise<string | undefined> {
+  const target = classifyPersistenceTarget(real);
+  if (!target) return undefined;
+  const policy = ctx.services?.approvals as ApprovalPolicy | undefined;
+  if (!policy) return `Refusing to ${target.description} (${real}) without an approval policy to ask.`;
+  const verdict = await policy.checkFileWrite(real, target, ctx);
+  return verdict.allowed ? undefined : verdict.message;
 }

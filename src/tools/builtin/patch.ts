@@ -9,7 +9,7 @@ import { fuzzyFindAndReplace, unifiedDiff } from "../fuzzy-patch.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import type { TextFormat } from "../text-encoding.js";
 import { describeFsError, encodeForFile, isBinaryFile, json, readEditableFile, writeFileAtomic } from "./file-io.js";
-import { checkWritePath, displayPath } from "./file-paths.js";
+import { approvePersistentWrite, checkWritePath, displayPath } from "./file-paths.js";
 import { type PatchHunk, PatchParseError, parseV4aPatch } from "./v4a-patch.js";
 
 export const patchParameters = z.object({
@@ -49,7 +49,7 @@ function readTextForEdit(real: string, shown: string): { text: string; format: T
   }
 }
 
-async function replaceMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+async function replaceMode(args: PatchArgs, ctx: ToolContext): Promise<string> {
   if (!args.path) return json({ error: "replace mode needs path" });
   if (args.old_string === undefined || args.new_string === undefined) {
     return json({ error: "replace mode needs old_string and new_string" });
@@ -57,6 +57,8 @@ async function replaceMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Prom
   const check = checkWritePath(args.path, ctx.cwd);
   if (!check.ok) return json({ error: check.error });
   const shown = displayPath(check.path, ctx.cwd);
+  const refusal = await approvePersistentWrite(check.real, ctx);
+  if (refusal) return json({ success: false, error: refusal });
   const read = readTextForEdit(check.real, shown);
   if ("error" in read) return json({ error: read.error });
   const result = fuzzyFindAndReplace(read.text, args.old_string, args.new_string, {
@@ -126,7 +128,7 @@ interface PlannedWrite {
   bytes?: Buffer;
 }
 
-async function patchMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+async function patchMode(args: PatchArgs, ctx: ToolContext): Promise<string> {
   if (!args.patch) return json({ error: "patch mode needs the patch text" });
   let operations: ReturnType<typeof parseV4aPatch>;
   try {
@@ -181,6 +183,10 @@ async function patchMode(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promis
       planned.push({ ...target, before: read.text, after: content, bytes: encoded.bytes });
     }
   }
+  for (const write of planned) {
+    const refusal = write.after === null ? undefined : await approvePersistentWrite(write.real, ctx);
+    if (refusal) return json({ success: false, error: refusal });
+  }
   return commitPlan(planned);
 }
 
@@ -213,7 +219,7 @@ function commitPlan(planned: PlannedWrite[]): string {
   });
 }
 
-export async function patchTool(args: PatchArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+export async function patchTool(args: PatchArgs, ctx: ToolContext): Promise<string> {
   const mode = args.mode ?? (args.patch && !args.path ? "patch" : "replace");
   return mode === "patch" ? patchMode(args, ctx) : replaceMode(args, ctx);
 }

@@ -13,7 +13,7 @@ import {
   readEditableFile,
   writeFileAtomic,
 } from "./file-io.js";
-import { checkWritePath, displayPath } from "./file-paths.js";
+import { approvePersistentWrite, checkWritePath, displayPath } from "./file-paths.js";
 
 export const writeFileParameters = z.object({
   path: z
@@ -24,10 +24,12 @@ export const writeFileParameters = z.object({
 
 export type WriteFileArgs = z.infer<typeof writeFileParameters>;
 
-export async function writeFileTool(args: WriteFileArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+export async function writeFileTool(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
   const check = checkWritePath(args.path, ctx.cwd);
   if (!check.ok) return json({ error: check.error });
   const shown = displayPath(check.path, ctx.cwd);
+  const refusal = await approvePersistentWrite(check.real, ctx);
+  if (refusal) return json({ error: refusal });
   // Write to the real location, so a symlink keeps pointing at the updated file.
   const target = check.real;
   try {
