@@ -7,14 +7,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isMap, isScalar, isSeq, parseDocument, type Document as YamlDocument } from "yaml";
 import type { AnySchema } from "../util/schema/index.js";
 import { atomicWriteFile } from "./atomic-write.js";
-import {
-  ConfigError,
-  FILE_LABEL,
-  type LoadedConfig,
-  readSimpleConfig,
-  validateConfig,
-  valueAt,
-} from "./config-load.js";
+import { ConfigError, type LoadedConfig, readSimpleConfig, validateConfig, valueAt } from "./config-load.js";
 import { configSchema } from "./config-schema.js";
 import { schemaAt, schemaKind } from "./config-walk.js";
 import { isEnvVarName, readDotEnv, setEnvValue, unsetEnvValue } from "./dotenv.js";

@@ -23,7 +23,14 @@ function ctxFor(dir: string, policy: ApprovalPolicy, answer?: ApprovalAnswer, ex
   const asked: string[] = [];
   const ctx = makeContext(dir, {
     services: { approvals: policy },
-    ...(answer ? { requestApproval: async (r: { command: string }) => (asked.push(r.command), answer) } : {}),
+    ...(answer
+      ? {
+          requestApproval: async (r: { command: string }) => {
+            asked.push(r.command);
+            return answer;
+          },
+        }
+      : {}),
     ...extra,
   });
   return { ctx, asked };

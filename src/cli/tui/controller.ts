@@ -7,7 +7,6 @@ import type { RunResult } from "../../agent/agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { resolveToolNames } from "../../agent/options.js";
 import { titleWithAuxiliary } from "../../agent/session-title.js";
-import { contextWindowFor } from "../../llm/context-windows.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
@@ -302,7 +301,7 @@ export class ChatController implements SlashContext {
   }
 
   async contextStatus(): Promise<ContextStatus> {
-    const { agent, config, model } = this.current;
+    const { agent } = this.current;
     const messages = await this.messages();
     const registry = agent.options.registry;
     const schemas = registry ? JSON.stringify(registry.definitions(await resolveToolNames(agent.options))) : "";

@@ -18,6 +18,7 @@ import {
   pipesInto,
   shellCommandStringIndex,
 } from "./command-analysis.js";
+import { destructiveFinding } from "./destructive.js";
 import { opaqueFinding } from "./opaque.js";
 import { sensitiveWrite } from "./sensitive-paths.js";
 
@@ -364,6 +365,13 @@ const RULES: Rule[] = [
     return isShell(inv.name) && shellCommandStringIndex(inv.args) !== null;
   }),
   opaqueFinding,
+  destructiveFinding,
+  forProgram("alias_dangerous", "an alias that stands for a dangerous command", ["alias"], (inv) =>
+    values(inv.args).some((v) => {
+      const body = v.slice(v.indexOf("=") + 1);
+      return v.includes("=") && body.trim() !== "" && detectDangerousCommand(body).dangerous;
+    }),
+  ),
 ];
 
 /** Whether `command` needs approval, and under which key and description. */
