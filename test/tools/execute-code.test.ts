@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { z } from "zod";
@@ -102,7 +102,8 @@ describe("execute_code", () => {
 
   test("a script that runs too long is killed with its children", async () => {
     const { run } = setup({ timeoutSeconds: 1 });
-    const ctx = makeCtx();
+    // The script starts a program itself, so it needs (and here gets) a yes first.
+    const ctx = makeCtx({ requestApproval: async () => "once" });
     const code = [
       "import subprocess, time",
       "child = subprocess.Popen(['sleep', '30'])",
@@ -180,5 +181,52 @@ describe("execute_code", () => {
     setImmediate(() => controller.abort());
     const result = await pending;
     assert.equal(result.status, "interrupted");
+  });
+
+  test("a script that deletes files or runs programs needs a yes: unattended it is refused and nothing happens", async () => {
+    const { run } = setup();
+    for (const code of [
+      "import shutil\nshutil.rmtree('decoy')",
+      "import os\nos.system('rm -rf decoy')",
+      "import subprocess\nsubprocess.run(['rm', '-rf', 'decoy'])",
+      "exec('imp' + 'ort shutil; shutil.rmtree(\"decoy\")')",
+    ]) {
+      const ctx = makeCtx({ interactive: false, platform: "cron" });
+      mkdirSync(join(ctx.cwd, "decoy"));
+      const result = await run({ code }, ctx);
+      assert.equal(result.status, "error", code);
+      assert.match(
+        result.error ?? "",
+        /Refused: an execute_code script that (deletes files|runs programs itself|evaluates text as code)/,
+      );
+      assert.ok(existsSync(join(ctx.cwd, "decoy")), code);
+    }
+    const benign = await run(
+      { code: "open('out.txt', 'w').write('fine')\nprint(sum(range(10)))" },
+      makeCtx({ interactive: false }),
+    );
+    assert.equal(benign.status, "success");
+    assert.equal(benign.output, "45\n");
+  });
+
+  test("asked in the TUI, a dangerous script runs once approved, and never when denied", async () => {
+    const { run } = setup();
+    const asked: string[] = [];
+    const approve = (answer: "once" | "deny") =>
+      makeCtx({
+        requestApproval: async (request) => {
+          asked.push(request.reason);
+          return answer;
+        },
+      });
+    const denied = approve("deny");
+    mkdirSync(join(denied.cwd, "decoy"));
+    assert.equal((await run({ code: "import shutil\nshutil.rmtree('decoy')" }, denied)).status, "error");
+    assert.ok(existsSync(join(denied.cwd, "decoy")));
+    const allowed = approve("once");
+    mkdirSync(join(allowed.cwd, "decoy"));
+    assert.equal((await run({ code: "import shutil\nshutil.rmtree('decoy')" }, allowed)).status, "success");
+    assert.equal(existsSync(join(allowed.cwd, "decoy")), false);
+    assert.deepEqual(asked, ["an execute_code script that deletes files", "an execute_code script that deletes files"]);
   });
 });

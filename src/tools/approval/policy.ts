@@ -155,13 +155,24 @@ export class ApprovalPolicy {
    * A file tool's write to a place where files run later (autostart, systemd units, git
    * hooks): allowed under yolo, refused where nobody can answer, asked about otherwise.
    */
-  async checkFileWrite(
+  checkFileWrite(
     path: string,
     target: { key: string; description: string },
     ctx: ToolContext,
   ): Promise<CommandVerdict> {
+    return this.checkAction(`write ${path}`, { ...target, description: `${target.description} (${path})` }, ctx);
+  }
+
+  /**
+   * Something other than a shell command that needs a person's yes (a file write where files
+   * run later, a script that runs programs or deletes files): the same rules as commands.
+   */
+  async checkAction(
+    subject: string,
+    target: { key: string; description: string },
+    ctx: ToolContext,
+  ): Promise<CommandVerdict> {
     const { key, description } = target;
-    const subject = `write ${path}`;
     if (this.mode === "off" || this.yolo || yoloFromEnv()) return { allowed: true, via: "yolo", key };
     if (this.isAllowlisted(key, subject)) return { allowed: true, via: "allowlist", key };
     if (this.sessionApprovals.get(sessionKey(ctx))?.has(key)) return { allowed: true, via: "session", key };
@@ -172,10 +183,11 @@ export class ApprovalPolicy {
         allowed: false,
         by: "unattended",
         key,
-        message: `Write refused: ${description} (${path}). Nobody is available to approve it here (${contextName(ctx)}); leave it for the user.`,
+        message: `Refused: ${description}. Nobody is available to approve it here (${contextName(ctx)}); leave it for the user.`,
       };
     }
-    return this.askUser(subject, description, key, ctx);
+    // "always" cannot name one exact action the way it names a command: it holds for the session.
+    return this.askUser(subject, description, key, ctx, { rememberExact: false });
   }
 
   private isAllowlisted(key: string, command: string): boolean {
@@ -200,7 +212,13 @@ export class ApprovalPolicy {
     }
   }
 
-  private async askUser(command: string, description: string, key: string, ctx: ToolContext): Promise<CommandVerdict> {
+  private async askUser(
+    command: string,
+    description: string,
+    key: string,
+    ctx: ToolContext,
+    options: { rememberExact: boolean } = { rememberExact: true },
+  ): Promise<CommandVerdict> {
     const ask = ctx.requestApproval;
     if (!ask) {
       return { allowed: false, by: "unattended", key, message: `Command refused: ${description}. No approver.` };
@@ -225,9 +243,9 @@ export class ApprovalPolicy {
         message: `The user denied this command (${description}). Do not retry it; ask the user how to proceed or take another approach.`,
       };
     }
-    if (answer === "session") this.approveForSession(ctx, key);
+    if (answer === "session" || (answer === "always" && !options.rememberExact)) this.approveForSession(ctx, key);
     // "always" allows this exact command from now on, never the whole kind of command.
-    if (answer === "always") await this.approveForever(exactCommandEntry(command));
+    if (answer === "always" && options.rememberExact) await this.approveForever(exactCommandEntry(command));
     return { allowed: true, via: "user", key, answer };
   }
 

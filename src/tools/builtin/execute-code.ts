@@ -8,11 +8,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "../../util/schema/index.js";
+import { ApprovalPolicy } from "../approval/policy.js";
 import { nodeClient, pythonClient, type ToolSignature, toolSignature } from "../code-clients.js";
 import { startToolRpcServer, type ToolDispatcher } from "../code-rpc.js";
 import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";
 import { exitCodeOf, spawnGroup, superviseChild } from "../process-group.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
+import { scriptDanger } from "./script-danger.js";
 
 export const SANDBOX_ALLOWED_TOOLS: readonly string[] = [
   "web_search",
@@ -44,6 +46,8 @@ export interface ExecuteCodeDeps {
   python?: string;
   /** Registry used when `ctx.services.registry` is absent. */
   registry?: ToolRegistry;
+  /** Approval policy used when `ctx.services.approvals` is absent. */
+  approvals?: ApprovalPolicy;
   killGraceMs?: number;
 }
 
@@ -146,6 +150,16 @@ export async function executeCode(
   if (!registry) return result("error", { error: "execute_code is not wired to a tool registry" });
   if (!args.code.trim()) return result("error", { error: "code is empty" });
   if (ctx.signal.aborted) return result("interrupted", { error: "the turn was interrupted" });
+  const danger = scriptDanger(args.code);
+  if (danger) {
+    const policy = (ctx.services?.approvals as ApprovalPolicy | undefined) ?? deps.approvals ?? new ApprovalPolicy();
+    const verdict = await policy.checkAction(`execute_code script (${args.code.length} characters)`, danger, ctx);
+    if (!verdict.allowed) {
+      return result("error", {
+        error: `${verdict.message} Do the risky part with the terminal tool (checked command by command), or without running programs or deleting files in the script.`,
+      });
+    }
+  }
 
   const language = args.language ?? "python";
   const tools = allowedTools(registry, ctx);
