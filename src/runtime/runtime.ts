@@ -184,6 +184,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const mcpServers = Object.keys(config.mcp_servers);
   if (overrides.toolsets) checkToolsets(overrides.toolsets, "--toolsets", mcpServers);
   if (!options.toolsets) checkToolsets(config.toolsets, "toolsets in config.yaml", mcpServers);
+  for (const [platform, names] of Object.entries(config.platform_toolsets)) {
+    checkToolsets(names, `platform_toolsets.${platform} in config.yaml`, mcpServers);
+  }
   const sandbox = applySandbox(config, { home, interactive: options.interactive ?? false }, notice);
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);
@@ -222,7 +225,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     throw storeOpening.reason;
   }
   const store = storeOpening.value;
-  const defaultToolsets = () => overrides.toolsets ?? [...(options.toolsets ?? config.toolsets), ...tools.mcpToolsets];
+  const configured = config.platform_toolsets[options.platform ?? "cli"] ?? config.toolsets;
+  const defaultToolsets = () => overrides.toolsets ?? [...(options.toolsets ?? configured), ...tools.mcpToolsets];
   const baseOptions: AgentOptions = baseAgentOptions({
     home,
     cwd,

@@ -137,6 +137,12 @@ export const configSchema = z.object(
       max_reply_bytes: integerAtLeast(1024, 1024 * 1024),
     }),
     toolsets: stringList(["hermes-cli"]),
+    /** Toolsets per platform (cli, api_server, telegram, ...), in place of `toolsets` there. */
+    platform_toolsets: z
+      .record(z.string(), z.array(z.string(), { error: () => "a list of toolset names" }), {
+        error: () => "a mapping of platform names to lists of toolsets",
+      })
+      .default({}),
     compression: section({
       enabled: bool(true),
       threshold: numberBetween(0, 1, 0.5),

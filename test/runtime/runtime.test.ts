@@ -172,3 +172,10 @@ test("answering always saves exactly that command to config.yaml for the next ru
   const other = await next.approvals.check("rm -rf ./src", deny);
   assert.equal(other.allowed, false, "another command of the same kind is asked again");
 });
+
+test("platform_toolsets gives a platform its own toolsets in place of toolsets", async () => {
+  const runtime = await open("toolsets: [hermes-cli]\nplatform_toolsets:\n  cli: [web, file]\n");
+  assert.deepEqual(runtime.defaultToolsets(), ["web", "file"]);
+  const other = await open("toolsets: [hermes-cli]\nplatform_toolsets:\n  telegram: [web]\n");
+  assert.deepEqual(other.defaultToolsets(), ["hermes-cli"], "another platform's entry does not apply");
+});

@@ -70,7 +70,15 @@ async function reportCheck(io: CommandIo): Promise<boolean> {
     for (const warning of warnings) io.err(`warning: ${warning}`);
     if (await reportBadBaseUrlVariables(io, { ...s.readDotEnv(s.hermesHome()), ...process.env })) return false;
     const { toolsetProblem } = await import("../../runtime/preflight.js");
-    const toolsets = toolsetProblem(config.toolsets, `toolsets in ${path}`, Object.keys(config.mcp_servers));
+    const servers = Object.keys(config.mcp_servers);
+    const toolsets = [
+      toolsetProblem(config.toolsets, `toolsets in ${path}`, servers),
+      ...Object.entries(config.platform_toolsets).map(([platform, names]) =>
+        toolsetProblem(names, `platform_toolsets.${platform} in ${path}`, servers),
+      ),
+    ]
+      .filter(Boolean)
+      .join("\n");
     if (toolsets) {
       io.err(toolsets);
       io.setExitCode(1);
