@@ -13,16 +13,36 @@ import { join } from "node:path";
 const MODULES = {
   redact: { mutate: ["src/util/redact.ts"], tests: ["test/util/redact"] },
   threats: { mutate: ["src/util/threats.ts"], tests: ["test/util/threats"] },
-  "file-paths": { mutate: ["src/tools/builtin/file-paths.ts"], tests: ["test/tools/protected-files", "test/tools/read-file", "test/tools/write-file"] },
+  "file-paths": {
+    mutate: ["src/tools/builtin/file-paths.ts"],
+    tests: ["test/tools/protected-files", "test/tools/read-file", "test/tools/write-file"],
+  },
   approval: {
-    mutate: ["src/tools/approval/policy.ts", "src/tools/approval/hardline.ts", "src/tools/approval/opaque.ts", "src/tools/approval/destructive.ts"],
-    tests: ["test/tools/approval-policy", "test/tools/hardline", "test/tools/opaque-commands", "test/tools/evasion-corpus", "test/tools/dangerous"],
+    mutate: [
+      "src/tools/approval/policy.ts",
+      "src/tools/approval/hardline.ts",
+      "src/tools/approval/opaque.ts",
+      "src/tools/approval/destructive.ts",
+    ],
+    tests: [
+      "test/tools/approval-policy",
+      "test/tools/hardline",
+      "test/tools/opaque-commands",
+      "test/tools/evasion-corpus",
+      "test/tools/dangerous",
+    ],
   },
   http: { mutate: ["src/llm/http-client.ts"], tests: ["test/llm/http-client"] },
   history: { mutate: ["src/agent/history.ts"], tests: ["test/agent/history"] },
   "api-auth": { mutate: ["src/api-server/auth.ts"], tests: ["test/api-server/"] },
-  sandbox: { mutate: ["src/tools/sandbox.ts", "src/tools/sandbox-proxy.ts"], tests: ["test/runtime/sandbox", "test/tools/sandbox-proxy"] },
-  sqlite: { mutate: ["src/state/sqlite-connection.ts"], tests: ["test/state/sqlite-connection", "test/state/session-store"] },
+  sandbox: {
+    mutate: ["src/tools/sandbox.ts", "src/tools/sandbox-proxy.ts"],
+    tests: ["test/runtime/sandbox", "test/tools/sandbox-proxy"],
+  },
+  sqlite: {
+    mutate: ["src/state/sqlite-connection.ts"],
+    tests: ["test/state/sqlite-connection", "test/state/session-store"],
+  },
 };
 
 const wanted = process.argv.slice(2);
