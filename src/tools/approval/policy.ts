@@ -120,20 +120,14 @@ export class ApprovalPolicy {
     if (!danger.dangerous) return { allowed: true, via: "safe" };
     const key = danger.key ?? danger.description ?? "dangerous";
     const description = danger.description ?? key;
-    if (this.mode === "off" || this.yolo || yoloFromEnv()) return { allowed: true, via: "yolo", key };
-    if (this.isAllowlisted(key, command)) return { allowed: true, via: "allowlist", key };
-    if (this.sessionApprovals.get(sessionKey(ctx))?.has(key)) return { allowed: true, via: "session", key };
-
-    const unattended = unattendedAction(ctx, this.cronMode, this.unattendedMode);
-    if (unattended === "approve") return { allowed: true, via: "unattended", key };
-    if (unattended === "deny") {
-      return {
-        allowed: false,
-        by: "unattended",
-        key,
-        message: `Command refused: ${description}. Nobody is available to approve dangerous commands in this context (${contextName(ctx)}). Find a safer way to do this, or leave it for the user.`,
-      };
-    }
+    const settled = this.settledWithoutAsking(
+      command,
+      { key, description },
+      ctx,
+      (what, where) =>
+        `Command refused: ${what}. Nobody is available to approve dangerous commands in this context (${where}). Find a safer way to do this, or leave it for the user.`,
+    );
+    if (settled) return settled;
 
     if (this.mode === "smart" && this.smartJudge) {
       const verdict = await this.askJudge({ command, description, key }, ctx.signal);
@@ -172,22 +166,36 @@ export class ApprovalPolicy {
     target: { key: string; description: string },
     ctx: ToolContext,
   ): Promise<CommandVerdict> {
-    const { key, description } = target;
+    const settled = this.settledWithoutAsking(
+      subject,
+      target,
+      ctx,
+      (what, where) => `Refused: ${what}. Nobody is available to approve it here (${where}); leave it for the user.`,
+    );
+    if (settled) return settled;
+    // "always" cannot name one exact action the way it names a command: it holds for the session.
+    return this.askUser(subject, target.description, target.key, ctx, { rememberExact: false });
+  }
+
+  /**
+   * The answer when nobody needs asking: yolo or approvals off, an allowlist entry, this
+   * session's approval, or an unattended context (approve or deny by its setting).
+   */
+  private settledWithoutAsking(
+    subject: string,
+    { key, description }: { key: string; description: string },
+    ctx: ToolContext,
+    refusal: (what: string, where: string) => string,
+  ): CommandVerdict | undefined {
     if (this.mode === "off" || this.yolo || yoloFromEnv()) return { allowed: true, via: "yolo", key };
     if (this.isAllowlisted(key, subject)) return { allowed: true, via: "allowlist", key };
     if (this.sessionApprovals.get(sessionKey(ctx))?.has(key)) return { allowed: true, via: "session", key };
     const unattended = unattendedAction(ctx, this.cronMode, this.unattendedMode);
     if (unattended === "approve") return { allowed: true, via: "unattended", key };
     if (unattended === "deny") {
-      return {
-        allowed: false,
-        by: "unattended",
-        key,
-        message: `Refused: ${description}. Nobody is available to approve it here (${contextName(ctx)}); leave it for the user.`,
-      };
+      return { allowed: false, by: "unattended", key, message: refusal(description, contextName(ctx)) };
     }
-    // "always" cannot name one exact action the way it names a command: it holds for the session.
-    return this.askUser(subject, description, key, ctx, { rememberExact: false });
+    return undefined;
   }
 
   private isAllowlisted(key: string, command: string): boolean {
