@@ -73,7 +73,7 @@ test("prefers the earlier candidate when several answer, and skips errors, empty
   );
   const started = Date.now();
   const found = await detectLocalServer({
-    timeoutMs: 300,
+    timeoutMs: 1000,
     candidates: [
       { name: "broken", port: failing },
       { name: "empty", port: empty },
@@ -83,7 +83,7 @@ test("prefers the earlier candidate when several answer, and skips errors, empty
     ],
   });
   assert.equal(found?.name, "fake");
-  assert.ok(Date.now() - started < 3000, "a silent port costs at most the timeout");
+  assert.ok(Date.now() - started < 5000, "a silent port costs at most the timeout");
   assert.equal(await detectLocalServer({ timeoutMs: 300, candidates: [{ name: "silent", port: silent }] }), undefined);
 });
 
