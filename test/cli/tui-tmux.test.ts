@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -41,8 +41,7 @@ after(async () => {
 class Pane {
   constructor(readonly name: string) {}
 
-  static start(name: string, extraArgs: string[] = []): Pane {
-    const home = mkdtempSync(join(tmpdir(), "hermes-tui-"));
+  static start(name: string, extraArgs: string[] = [], home = mkdtempSync(join(tmpdir(), "hermes-tui-"))): Pane {
     homes.push(home);
     useTitleEndpoint(home, titles.url);
     const hermes = [
@@ -154,4 +153,68 @@ test("/help lists the slash commands, an approval prompt starts on Deny, and /qu
   pane.type("/quit");
   pane.keys("Enter");
   await pane.waitFor(/HERMES-EXITED-0/);
+});
+
+test("each approval choice does what it says: once, deny, the rest of the session, always", async () => {
+  const home = mkdtempSync(join(tmpdir(), "hermes-tui-"));
+  const victims = mkdtempSync(join(tmpdir(), "hermes-tui-victims-"));
+  homes.push(victims);
+  const victim = (name: string) => {
+    mkdirSync(join(victims, name, "inner"), { recursive: true });
+    return join(victims, name);
+  };
+  const [a, b, c, d] = ["a", "b", "c", "d"].map(victim) as [string, string, string, string];
+  const chmod = `chmod -R 777 ${victims}`;
+  const turn = (command: string, reply: string) => [
+    { toolCalls: [{ name: "terminal", arguments: { command } }] },
+    { text: reply },
+  ];
+  fake.setScript([
+    ...turn(`rm -r ${a}`, "done-a"),
+    ...turn(`rm -r ${b}`, "done-b"),
+    ...turn(`rm -r ${c}`, "done-c"),
+    ...turn(`rm -r ${d}`, "done-d"),
+    ...turn(chmod, "done-chmod"),
+  ]);
+  const pane = Pane.start("approval-choices", [], home);
+  await pane.ready();
+  const ask = async (text: string) => {
+    pane.type(text);
+    pane.keys("Enter");
+  };
+  const choose = async (downs: number, reason: RegExp) => {
+    await pane.waitFor(reason);
+    await pane.waitFor(/Deny[\s\S]*Allow once/);
+    for (let i = 0; i < downs; i++) pane.keys("Down");
+    pane.keys("Enter");
+  };
+  const lastResult = () => lastToolResults(fake.requests.at(-1)!)[0] ?? "";
+
+  await ask("first");
+  await choose(1, /dangerous command \(recursive delete\)/);
+  await pane.waitFor(/done-a/);
+  assert.equal(existsSync(a), false, "Allow once ran the command");
+
+  await ask("second");
+  await choose(0, /dangerous command \(recursive delete\)/);
+  await pane.waitFor(/done-b/);
+  assert.equal(existsSync(b), true, "Allow once did not carry over; Deny kept the directory");
+  assert.match(lastResult(), /denied/);
+
+  await ask("third");
+  await choose(2, /dangerous command \(recursive delete\)/);
+  await pane.waitFor(/done-c/);
+  assert.equal(existsSync(c), false);
+
+  await ask("fourth");
+  await pane.waitFor(/done-d/);
+  assert.equal(existsSync(d), false, "the session approval covered the next recursive delete without asking");
+  assert.doesNotMatch(pane.screen(), /Allow once/);
+
+  await ask("fifth");
+  await choose(3, /dangerous command \(/);
+  await pane.waitFor(/done-chmod/);
+  const config = readFileSync(join(home, "config.yaml"), "utf8");
+  assert.ok(config.includes(`cmd:${chmod}`), `the exact command is saved to command_allowlist:\n${config}`);
+  assert.doesNotMatch(config, /recursive delete|rm -r/, "neither once nor the session approval is saved");
 });
