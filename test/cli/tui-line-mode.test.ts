@@ -59,3 +59,14 @@ test("in line mode an approval question reads its answer from the next line", as
   assert.match(run.stdout, /result: .*denied/);
   assert.doesNotMatch(run.stdout, /not reached/);
 });
+
+test("in line mode a failed turn prints why on stderr and the next line is still answered", async () => {
+  fake.setScript([
+    { fault: { kind: "status", status: 401, message: "this key was revoked in a test" } },
+    { text: "back again" },
+  ]);
+  const run = await hermes("first\nsecond\n");
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /^hermes: custom\/scripted rejected the credentials: check the API key/m);
+  assert.equal(run.stdout, "back again\n");
+});

@@ -218,3 +218,19 @@ test("each approval choice does what it says: once, deny, the rest of the sessio
   assert.ok(config.includes(`cmd:${chmod}`), `the exact command is saved to command_allowlist:\n${config}`);
   assert.doesNotMatch(config, /recursive delete|rm -r/, "neither once nor the session approval is saved");
 });
+
+test("a failed turn shows why in the transcript and the prompt comes back", async () => {
+  fake.setScript([
+    { fault: { kind: "status", status: 401, message: "this key was revoked in a test" } },
+    { text: "answered after the failure" },
+  ]);
+  const pane = Pane.start("turn-error");
+  await pane.ready();
+  pane.type("first");
+  pane.keys("Enter");
+  await pane.waitFor(/✗ custom\/scripted rejected the credentials/);
+  await pane.waitFor(/ · \/help/);
+  pane.type("second");
+  pane.keys("Enter");
+  await pane.waitFor(/answered after the failure/);
+});
