@@ -26,7 +26,9 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(" ")}`);
   process.exit(1);
 }
-const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
+// A test that hangs fails by name after two minutes instead of holding the whole run.
+const testArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files];
+const child = spawn(process.execPath, testArgs, {
   stdio: "inherit",
   env: { ...process.env, HERMES_TEST: "1" },
 });

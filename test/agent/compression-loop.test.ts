@@ -244,3 +244,34 @@ test("probes a custom server for its window only once the prompt is large enough
     await h.close();
   }
 });
+
+test("an interrupt while the summary is being written ends the turn at once and loses nothing", { timeout: 20_000 }, async () => {
+  let summaries = 0;
+  const options: FakeProviderOptions = {
+    fallback: (req) => {
+      if (!isSummaryRequest(req)) return { text: "answered" };
+      summaries += 1;
+      return summaries === 1 ? { fault: { kind: "stall", afterChunks: 0 } } : { text: SUMMARY_TEXT };
+    },
+  };
+  await withStore(options, { contextLength: 4000 }, async (h, agent, store) => {
+    const history = chatter(10, 1000);
+    const run = agent.runConversation("where were we?", { conversationHistory: history });
+    while (summaries === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const interruptedAt = Date.now();
+    agent.interrupt();
+    const result = await run;
+    const stoppedAfterMs = Date.now() - interruptedAt;
+    assert.equal(result.interrupted, true);
+    assert.ok(stoppedAfterMs < 5000, `the stalled summary call was abandoned (${stoppedAfterMs} ms)`);
+    assert.equal(turnRequests(h.fake.requests).length, 0, "no model call was made after the interrupt");
+    const kept = await store.getMessages(agent.sessionId);
+    assert.ok(kept.length >= history.length, "every earlier turn is still stored");
+    assert.equal(kept.some((m) => String(m.content).includes(SUMMARY_TAG)), false);
+
+    // The abandoned summary is not a failure: the next turn compresses as usual.
+    const next = await agent.runConversation("and now?");
+    assert.equal(next.finalResponse, "answered");
+    assert.equal(summaries, 2);
+  });
+});
