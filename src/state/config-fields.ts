@@ -5,7 +5,7 @@
 import { baseUrlProblem } from "../util/base-url.js";
 import { z } from "../util/schema/index.js";
 
-const accepts = (text: string) => ({ error: () => text });
+export const accepts = (text: string) => ({ error: () => text });
 
 export function bool(fallback: boolean) {
   return z.boolean(accepts("true or false")).default(fallback);

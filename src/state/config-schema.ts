@@ -4,6 +4,7 @@
  */
 import { z } from "../util/schema/index.js";
 import {
+  accepts,
   baseUrlText,
   bool,
   boolOrList,
@@ -114,8 +115,38 @@ const apiServerSection = section({
   max_body_bytes: integerAtLeast(1024, 4 * 1024 * 1024),
 });
 
+/** `platforms.<name>`: one messaging platform (the original's keys; `api_root` is our addition). */
+const platformSection = z.looseObject(
+  {
+    enabled: bool(false),
+    token: text(""),
+    api_key: text(""),
+    home_channel: text(""),
+    reply_to_mode: oneOf(["off", "first", "all"]).default("first"),
+    typing_indicator: bool(true),
+    gateway_restart_notification: bool(true),
+    /** A local or self-hosted API root for the platform's SDK (tests, proxies). */
+    api_root: text(""),
+    extra: z.record(z.string(), z.unknown(), accepts("a mapping of settings")).default({}),
+  },
+  accepts("a mapping of platform settings"),
+);
+
+const platformsMap = () =>
+  z.record(z.string(), platformSection, accepts("a mapping of platform names to settings")).default({});
+
 const gatewaySection = section({
   api_server: apiServerSection,
+  /** The same as top-level `platforms` (the original reads both). */
+  platforms: platformsMap(),
+  /** Our addition: agent runs at once across every chat (each chat runs one at a time). */
+  max_concurrent_runs: integerAtLeast(1, 10),
+  /** Our addition: messages a busy chat may queue (busy_input_mode queue); later ones are summarised. */
+  queue_limit: integerAtLeast(1, 10),
+  /** Our addition: a message whose run crashed the process this many times is set aside. */
+  max_inbound_attempts: integerAtLeast(1, 2),
+  /** Overrides `display.busy_input_mode` for the gateway ("" = follow it). */
+  busy_input_mode: oneOf(["", "interrupt", "queue", "steer"]).default(""),
   /** Agents kept in memory by a long-lived process (our addition); transcripts reload from the store. */
   agent_cache: section({
     max_agents: integerAtLeast(1, 64),
@@ -239,7 +270,38 @@ export const configSchema = z.object(
       .record(z.string(), oneOf(POOL_STRATEGIES), { error: () => "a mapping of provider ids to strategies" })
       .default({}),
     gateway: gatewaySection,
+    /** Messaging platforms by name (also accepted under `gateway.platforms`). */
+    platforms: platformsMap(),
+    /** In a group chat (outside threads) each participant has their own session. */
+    group_sessions_per_user: bool(true),
+    /** Inside a thread each participant has their own session (off: a thread is one conversation). */
+    thread_sessions_per_user: bool(false),
+    /** When a chat's conversation starts afresh on its own. */
+    session_reset: section({
+      mode: oneOf(["both", "daily", "idle", "none"]).default("both"),
+      at_hour: integerBetween(0, 23, 4),
+      idle_minutes: integerAtLeast(0, 1440),
+    }),
+    /** What a direct message from an unknown user gets: a pairing code, or nothing. */
+    unauthorized_dm_behavior: oneOf(["pair", "ignore"]).default("pair"),
     display: section({
+      /** What a message sent while the agent works does: interrupt it, wait its turn, or steer it. */
+      busy_input_mode: oneOf(["interrupt", "queue", "steer"]).default("interrupt"),
+      /** Per-platform display settings (`streaming`, `tool_progress`, `edit_interval` in seconds). */
+      platforms: z
+        .record(
+          z.string(),
+          z.object(
+            {
+              streaming: z.boolean(accepts("true or false")).optional(),
+              tool_progress: oneOf(["off", "new", "all", "verbose"]).optional(),
+              edit_interval: numberBetween(0.2, 60, 1),
+            },
+            accepts("a mapping of display settings"),
+          ),
+          accepts("a mapping of platform names to display settings"),
+        )
+        .default({}),
       streaming: bool(true),
       show_reasoning: bool(false),
       tool_progress: oneOf(["off", "new", "all", "verbose"]).default("all"),

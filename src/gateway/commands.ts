@@ -1,0 +1,315 @@
+/**
+ * Gateway slash commands. They reach the runner directly, so /stop, /new, /approve, /deny,
+ * /status, /queue and /steer work while an agent runs; commands that change the conversation
+ * wait until it is idle. Admin-only commands say so to everyone else.
+ */
+import { packageVersion } from "../util/version.js";
+import type { GatewayRunner } from "./runner.js";
+import type { Turn } from "./turn.js";
+import type { InboundMessage } from "./types.js";
+
+export interface CommandContext {
+  runner: GatewayRunner;
+  message: InboundMessage;
+  sessionKey: string;
+  admin: boolean;
+}
+
+export interface ParsedCommand {
+  name: string;
+  args: string;
+}
+
+interface GatewayCommand {
+  summary: string;
+  /** Safe to run while the session's agent works. */
+  whileBusy?: boolean;
+  adminOnly?: boolean;
+  run(ctx: CommandContext, args: string): Promise<string | undefined>;
+}
+
+/** `/name args` (a Telegram-style `/name@botname` is accepted); undefined for ordinary text. */
+export function parseCommand(text: string): ParsedCommand | undefined {
+  const match = /^\/([a-z][a-z0-9_-]*)(?:@\S+)?(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  if (!match) return undefined;
+  return { name: (match[1] as string).toLowerCase(), args: (match[2] ?? "").trim() };
+}
+
+
+function agentOf(ctx: CommandContext) {
+  return ctx.runner.cachedAgent(ctx.sessionKey);
+}
+
+async function currentSessionId(ctx: CommandContext): Promise<string | undefined> {
+  return agentOf(ctx)?.sessionId ?? (await ctx.runner.store.sessionRoute(ctx.sessionKey))?.sessionId;
+}
+
+/** Starts the chat on a fresh session; the old one stays in the store. */
+async function startFresh(ctx: CommandContext): Promise<void> {
+  const { runner, sessionKey, message } = ctx;
+  runner.interactions.cancel(sessionKey);
+  agentOf(ctx)?.interrupt("a new session was started");
+  runner.runtime.evict(sessionKey);
+  const fresh = await runner.runtime.store.createSession({ source: message.platform });
+  await runner.store.setSessionRoute(
+    { sessionKey, sessionId: fresh.id, platform: message.platform, chatId: message.chatId },
+    runner.now(),
+  );
+}
+
+const COMMANDS: Record<string, GatewayCommand> = {
+  help: { summary: "list these commands", whileBusy: true, run: async () => helpText() },
+  new: {
+    summary: "start a new conversation (the old one stays saved)",
+    whileBusy: true,
+    async run(ctx) {
+      ctx.runner.clearWaiting(ctx.sessionKey);
+      await startFresh(ctx);
+      return "Started a new conversation.";
+    },
+  },
+  stop: {
+    summary: "stop what I am doing and drop queued messages",
+    whileBusy: true,
+    async run(ctx) {
+      const dropped = ctx.runner.clearWaiting(ctx.sessionKey);
+      ctx.runner.interactions.cancel(ctx.sessionKey);
+      const agent = agentOf(ctx);
+      const running = agent?.running ?? false;
+      agent?.interrupt("stopped by /stop");
+      for (const turn of dropped) await finishTurn(ctx.runner, turn);
+      if (!running && dropped.length === 0) return "Nothing is running.";
+      return `Stopped.${dropped.length ? ` Dropped ${dropped.length} queued message(s).` : ""}`;
+    },
+  },
+  approve: {
+    summary: "approve the waiting command: /approve [session|always]",
+    whileBusy: true,
+    async run(ctx, args) {
+      const scope = args.toLowerCase();
+      const answer = scope === "session" ? "session" : scope === "always" ? "always" : "once";
+      if (answer === "always" && !ctx.admin && (await adminExists(ctx)))
+        return "Only the admin can approve a command for good.";
+      return ctx.runner.interactions.answerApproval(ctx.sessionKey, answer)
+        ? undefined
+        : "Nothing is waiting for approval.";
+    },
+  },
+  deny: {
+    summary: "refuse the waiting command",
+    whileBusy: true,
+    async run(ctx) {
+      return ctx.runner.interactions.answerApproval(ctx.sessionKey, "deny")
+        ? undefined
+        : "Nothing is waiting for approval.";
+    },
+  },
+  status: {
+    summary: "what I am doing and what waits",
+    whileBusy: true,
+    async run(ctx) {
+      const { runner, sessionKey } = ctx;
+      const agent = agentOf(ctx);
+      const sessionId = await currentSessionId(ctx);
+      return [
+        `Session: ${sessionId ?? "none yet"}`,
+        `Model: ${runner.runtime.provider}/${runner.runtime.model}`,
+        `Working: ${agent?.running ? "yes" : "no"}; queued: ${runner.waiting(sessionKey).length}`,
+        runner.interactions.hasApproval(sessionKey) ? "Waiting for /approve or /deny." : "",
+      ]
+        .filter(Boolean)
+        .join("\n");
+    },
+  },
+  queue: {
+    summary: "queue a message for after the current one: /queue <text>",
+    whileBusy: true,
+    async run(ctx, args) {
+      if (!args) return "Usage: /queue <message>";
+      ctx.runner.enqueue({ sessionKey: ctx.sessionKey, message: { ...ctx.message, text: args }, extra: [] });
+      return ctx.runner.busy(ctx.sessionKey) ? "Queued." : undefined;
+    },
+  },
+  steer: {
+    summary: "add guidance to the running task: /steer <text>",
+    whileBusy: true,
+    async run(ctx, args) {
+      if (!args) return "Usage: /steer <guidance>";
+      const agent = agentOf(ctx);
+      if (!agent?.running) return "Nothing is running to steer; send it as a message.";
+      agent.steer(args);
+      return "↪ Noted; I will take it into account.";
+    },
+  },
+  whoami: {
+    summary: "your id here and whether you are the admin",
+    whileBusy: true,
+    async run(ctx) {
+      const m = ctx.message;
+      return `You are ${m.userName ? `${m.userName} ` : ""}(id ${m.userId}) on ${m.platform}, chat ${m.chatId}${ctx.admin ? "; admin" : ""}.`;
+    },
+  },
+  version: { summary: "the hermes version", whileBusy: true, run: async () => `hermes ${packageVersion()}` },
+  usage: {
+    summary: "tokens used in this conversation",
+    whileBusy: true,
+    async run(ctx) {
+      const id = await currentSessionId(ctx);
+      const session = id ? await ctx.runner.runtime.store.getSession(id) : null;
+      if (!session) return "No conversation yet.";
+      return `This conversation: ${session.promptTokens} tokens in, ${session.completionTokens} out, ${session.messageCount} messages.`;
+    },
+  },
+  sethome: {
+    summary: "make this chat the home channel (where scheduled jobs deliver)",
+    adminOnly: true,
+    async run(ctx) {
+      const { message, runner } = ctx;
+      await runner.store.setHomeChannel(
+        { platform: message.platform, chatId: message.chatId, threadId: message.threadId ?? null },
+        runner.now(),
+      );
+      return `This chat is now the ${message.platform} home channel.`;
+    },
+  },
+  yolo: {
+    summary: "run dangerous commands without asking (admin): /yolo on|off",
+    adminOnly: true,
+    whileBusy: true,
+    async run(ctx, args) {
+      const approvals = ctx.runner.runtime.approvals;
+      approvals.yolo = args ? /^(on|true|1)$/i.test(args) : !approvals.yolo;
+      return approvals.yolo
+        ? "YOLO on: dangerous commands run without asking."
+        : "YOLO off: dangerous commands ask first.";
+    },
+  },
+  title: {
+    summary: "name this conversation: /title <name>",
+    async run(ctx, args) {
+      const id = await currentSessionId(ctx);
+      if (!id || !(await ctx.runner.runtime.store.getSession(id))) return "No conversation to name yet.";
+      if (!args) return `Title: ${(await ctx.runner.runtime.store.getSession(id))?.title ?? "(none)"}`;
+      await ctx.runner.runtime.store.rename(id, args.slice(0, 120));
+      return `Named this conversation "${args.slice(0, 120)}".`;
+    },
+  },
+  undo: {
+    summary: "forget the last exchange",
+    async run(ctx) {
+      const removed = await undoLast(ctx);
+      return removed === undefined ? "Nothing to undo." : `Forgot the last exchange ("${oneLine(removed)}").`;
+    },
+  },
+  retry: {
+    summary: "answer the last message again",
+    async run(ctx) {
+      const removed = await undoLast(ctx);
+      if (removed === undefined) return "Nothing to retry yet.";
+      ctx.runner.enqueue({ sessionKey: ctx.sessionKey, message: ctx.message, extra: [], text: removed });
+      return undefined;
+    },
+  },
+  compress: {
+    summary: "summarise the conversation so far to free context: /compress [focus]",
+    async run(ctx, args) {
+      const agent = agentOf(ctx);
+      if (!agent) return "Nothing to compress yet.";
+      const result = await agent.compress(args || undefined);
+      if (!result?.compressed) return `Not compressed${result?.reason ? `: ${result.reason}` : ""}.`;
+      await ctx.runner.store.setSessionRoute(
+        {
+          sessionKey: ctx.sessionKey,
+          sessionId: agent.sessionId,
+          platform: ctx.message.platform,
+          chatId: ctx.message.chatId,
+        },
+        ctx.runner.now(),
+      );
+      return `Compressed: ~${result.tokensBefore} → ~${result.tokensAfter} tokens.`;
+    },
+  },
+  sessions: {
+    summary: "recent conversations from this platform",
+    whileBusy: true,
+    async run(ctx) {
+      const sessions = await ctx.runner.runtime.store.listSessions({ source: ctx.message.platform, limit: 10 });
+      if (sessions.length === 0) return "No saved conversations yet.";
+      return sessions.map((s) => `${s.id}  ${s.title ?? oneLine(s.preview ?? "")}`).join("\n");
+    },
+  },
+  resume: {
+    summary: "continue a saved conversation: /resume <session id>",
+    async run(ctx, args) {
+      if (!args) return "Usage: /resume <session id> (see /sessions)";
+      const session = await ctx.runner.runtime.store.getSession(args);
+      if (!session || session.source !== ctx.message.platform) return `No conversation "${args}" here.`;
+      ctx.runner.runtime.evict(ctx.sessionKey);
+      await ctx.runner.store.setSessionRoute(
+        {
+          sessionKey: ctx.sessionKey,
+          sessionId: session.id,
+          platform: ctx.message.platform,
+          chatId: ctx.message.chatId,
+        },
+        ctx.runner.now(),
+      );
+      return `Continuing "${session.title ?? session.id}".`;
+    },
+  },
+  model: {
+    summary: "the model in use",
+    whileBusy: true,
+    run: async (ctx) => `${ctx.runner.runtime.provider}/${ctx.runner.runtime.model}`,
+  },
+};
+
+function oneLine(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function helpText(): string {
+  const lines = Object.entries(COMMANDS).map(
+    ([name, command]) => `/${name} — ${command.summary}${command.adminOnly ? " (admin)" : ""}`,
+  );
+  return ["Commands:", ...lines].join("\n");
+}
+
+/** Whether anyone has been made the admin (until then, every allowed user counts as one). */
+async function adminExists(ctx: CommandContext): Promise<boolean> {
+  return (await ctx.runner.store.approvedUsers()).some((user) => user.admin);
+}
+
+/** Removes the last user message and everything after it; returns its text. */
+async function undoLast(ctx: CommandContext): Promise<string | undefined> {
+  const id = await currentSessionId(ctx);
+  if (!id) return undefined;
+  const store = ctx.runner.runtime.store;
+  const messages = await store.getMessages(id);
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]?.role !== "user") index--;
+  if (index < 0) return undefined;
+  const content = messages[index]?.content;
+  await store.truncateMessages(id, index);
+  // The cached agent still holds the exchange in memory; the next turn reloads the transcript.
+  ctx.runner.runtime.evict(ctx.sessionKey);
+  return typeof content === "string" ? content : JSON.stringify(content);
+}
+
+async function finishTurn(runner: GatewayRunner, turn: Turn): Promise<void> {
+  for (const message of [turn.message, ...turn.extra]) await runner.finish(message);
+}
+
+export async function handleCommand(ctx: CommandContext, parsed: ParsedCommand): Promise<void> {
+  const { runner, message, sessionKey } = ctx;
+  const command = COMMANDS[parsed.name];
+  let reply: string | undefined;
+  if (!command) reply = `Unknown command /${parsed.name}. Send /help for the list.`;
+  else if (command.adminOnly && !ctx.admin && (await adminExists(ctx)))
+    reply = `/${parsed.name} is for the admin only.`;
+  else if (!command.whileBusy && runner.busy(sessionKey)) {
+    reply = `/${parsed.name} has to wait: I am working. Send /stop first, or /queue a message.`;
+  } else reply = await command.run(ctx, parsed.args);
+  if (reply) await runner.reply(message, sessionKey, reply);
+}

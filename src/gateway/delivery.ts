@@ -1,0 +1,207 @@
+/**
+ * Sends replies through the durable ledger: each message is recorded before it is sent, sent at
+ * least once under a stable idempotency key, retried with backoff when the platform fails in a
+ * way that can pass (3 attempts within 24 h, a retry-after honoured), and never reported sent
+ * unless the platform accepted it. Messages to one chat go out one at a time, in order.
+ *
+ * After a crash the store turns every send that was in flight back into a pending one marked as
+ * a possible duplicate; it goes out again with a note saying so, so nothing is lost and a
+ * repeat is never silent.
+ */
+import { randomUUID } from "node:crypto";
+import type { DeliveryRecord, GatewayStore } from "../state/gateway-store.js";
+import { backoffDelayMs, sleepWithSignal } from "../util/backoff.js";
+import { type PlatformAdapter, PlatformSendError, type SentMessage } from "./types.js";
+
+export interface DeliveryBody {
+  text: string;
+  /** Replace this already-sent message (a streamed preview) instead of sending a new one. */
+  editMessageId?: string;
+}
+
+export interface OutgoingMessage {
+  platform: string;
+  chatId: string;
+  threadId?: string | null;
+  replyTo?: string | null;
+  sessionKey?: string | null;
+  text: string;
+  editMessageId?: string | undefined;
+}
+
+export interface DeliveryOptions {
+  store: GatewayStore;
+  adapter(platform: string): PlatformAdapter | undefined;
+  /** Attempts before a delivery is given up (default 3). */
+  maxAttempts?: number;
+  /** First retry delay (default 2 s; doubles each time). */
+  retryBaseMs?: number;
+  /** A delivery older than this is not attempted again (default 24 h). */
+  maxAgeMs?: number;
+  /** A retry due sooner than this waits in line; a later one is left to the sweep (default 60 s). */
+  maxInlineWaitMs?: number;
+  /** How often due retries are looked for (default 5 s). */
+  sweepIntervalMs?: number;
+  now?: () => number;
+  log?: (message: string) => void;
+}
+
+export const POSSIBLE_DUPLICATE_NOTE = "(sent again after a restart; you may already have this message)";
+
+export type DeliveryOutcome =
+  | { state: "sent"; record: DeliveryRecord; sent: SentMessage }
+  | { state: "pending"; record: DeliveryRecord; error: string }
+  | { state: "failed"; record: DeliveryRecord; error: string };
+
+export class DeliveryQueue {
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly stopping = new AbortController();
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: DeliveryOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Reconciles what a crash left behind and starts sending due retries. */
+  async start(): Promise<void> {
+    const reconciled = await this.options.store.reconcileDeliveries(this.now());
+    if (reconciled > 0)
+      this.options.log?.(`${reconciled} message(s) may not have been sent before a restart; sending again`);
+    await this.sweep();
+    const every = this.options.sweepIntervalMs ?? 5000;
+    this.sweeper = setInterval(() => void this.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  /** Records the message, then sends it in its chat's turn. */
+  async deliver(message: OutgoingMessage): Promise<DeliveryOutcome> {
+    const id = randomUUID();
+    const record = await this.options.store.recordDelivery(
+      {
+        id,
+        platform: message.platform,
+        chatId: message.chatId,
+        threadId: message.threadId ?? null,
+        replyTo: message.replyTo ?? null,
+        sessionKey: message.sessionKey ?? null,
+        body: (message.editMessageId
+          ? { text: message.text, editMessageId: message.editMessageId }
+          : { text: message.text }) satisfies DeliveryBody,
+        idempotencyKey: `hermes-${id}`,
+      },
+      this.now(),
+    );
+    return this.inChatOrder(record, () => this.sendWithRetries(record.id));
+  }
+
+  /** Sends every due delivery (retries and reconciled ones); resolves when they have been tried. */
+  async sweep(): Promise<void> {
+    const due = await this.options.store.dueDeliveries(this.now(), 100);
+    await Promise.all(due.map((record) => this.inChatOrder(record, () => this.sendWithRetries(record.id))));
+  }
+
+  /** Waits for every send in progress, then stops the sweep. */
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.stopping.abort();
+    await Promise.allSettled([...this.chains.values()]);
+  }
+
+  private inChatOrder<T>(record: DeliveryRecord, send: () => Promise<T>): Promise<T> {
+    const chat = `${record.platform}\u0000${record.chatId}`;
+    const previous = this.chains.get(chat) ?? Promise.resolve();
+    const next = previous.then(send, send);
+    const settled = next.catch(() => undefined);
+    this.chains.set(chat, settled);
+    void settled.then(() => {
+      if (this.chains.get(chat) === settled) this.chains.delete(chat);
+    });
+    return next;
+  }
+
+  private async sendWithRetries(id: string): Promise<DeliveryOutcome> {
+    const { store } = this.options;
+    for (;;) {
+      const current = await store.getDelivery(id);
+      if (!current) throw new Error(`delivery ${id} is not in the ledger`);
+      if (current.state === "sent")
+        return { state: "sent", record: current, sent: { messageId: current.platformMessageId } };
+      if (current.state === "failed") return { state: "failed", record: current, error: current.lastError ?? "failed" };
+      if (current.state === "sending" || current.nextAttemptAt > this.now()) {
+        // Another sweep is on it, or its time has not come.
+        return { state: "pending", record: current, error: current.lastError ?? "waiting" };
+      }
+      const outcome = await this.attempt(current);
+      if (outcome.state !== "pending") return outcome;
+      const wait = outcome.record.nextAttemptAt - this.now();
+      if (wait > (this.options.maxInlineWaitMs ?? 60_000) || this.stopping.signal.aborted) return outcome;
+      try {
+        await sleepWithSignal(Math.max(0, wait), this.stopping.signal);
+      } catch {
+        return outcome;
+      }
+    }
+  }
+
+  private async attempt(record: DeliveryRecord): Promise<DeliveryOutcome> {
+    const { store } = this.options;
+    const maxAttempts = this.options.maxAttempts ?? 3;
+    const tooOld = this.now() - record.createdAt > (this.options.maxAgeMs ?? 24 * 3_600_000);
+    const adapter = this.options.adapter(record.platform);
+    if (tooOld || !adapter) {
+      const error = tooOld ? "not sent within 24 hours" : `platform ${record.platform} is not running`;
+      if (tooOld || record.attempts >= maxAttempts) return this.fail(record, error);
+    }
+    const sending = await store.markSending(record.id, this.now());
+    try {
+      if (!adapter) throw new PlatformSendError(`platform ${record.platform} is not running`, { retryable: true });
+      const sent = await this.sendBody(adapter, record);
+      await store.markSent(record.id, sent.messageId, this.now());
+      return { state: "sent", record: { ...sending, state: "sent", platformMessageId: sent.messageId }, sent };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const retryable = error instanceof PlatformSendError ? error.options.retryable : true;
+      if (!retryable || sending.attempts >= maxAttempts) return this.fail(sending, message);
+      const retryAfterMs = error instanceof PlatformSendError ? error.options.retryAfterMs : undefined;
+      const delay = backoffDelayMs(sending.attempts, {
+        baseMs: this.options.retryBaseMs ?? 2000,
+        capMs: 3_600_000,
+        ...(retryAfterMs !== undefined ? { retryAfterMs, maxRetryAfterMs: 6 * 3_600_000 } : {}),
+      });
+      const nextAttemptAt = this.now() + delay;
+      await store.markRetry(record.id, message, nextAttemptAt, this.now());
+      this.options.log?.(
+        `sending to ${record.platform}:${record.chatId} failed (${message}); retrying in ${Math.ceil(delay / 1000)} s`,
+      );
+      return {
+        state: "pending",
+        record: { ...sending, state: "pending", nextAttemptAt, lastError: message },
+        error: message,
+      };
+    }
+  }
+
+  private async sendBody(adapter: PlatformAdapter, record: DeliveryRecord): Promise<SentMessage> {
+    const body = record.body as DeliveryBody;
+    const address = { chatId: record.chatId, threadId: record.threadId };
+    if (body.editMessageId && adapter.edit) {
+      try {
+        // An edit is idempotent: repeating it after a crash shows nothing twice.
+        await adapter.edit(address, body.editMessageId, body.text);
+        return { messageId: body.editMessageId };
+      } catch (error) {
+        // The preview is gone (deleted, too old to edit): the reply goes out as a new message.
+        if (!(error instanceof PlatformSendError) || error.options.retryable) throw error;
+      }
+    }
+    const text = record.possibleDuplicate ? `${POSSIBLE_DUPLICATE_NOTE}\n${body.text}` : body.text;
+    return adapter.send({ ...address, replyTo: record.replyTo, text, idempotencyKey: record.idempotencyKey });
+  }
+
+  private async fail(record: DeliveryRecord, error: string): Promise<DeliveryOutcome> {
+    await this.options.store.markFailed(record.id, error, this.now());
+    this.options.log?.(`gave up sending to ${record.platform}:${record.chatId}: ${error}`);
+    return { state: "failed", record: { ...record, state: "failed", lastError: error }, error };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * What a chat sees while the agent works: the reply growing by progressive edits of one
+ * message (where the platform can edit and streaming is on), and tool progress lines. Both are
+ * best-effort previews; the final reply always goes through the delivery ledger, replacing the
+ * preview by an edit when it fits in one message.
+ */
+import type { AgentEvent } from "../agent/events.js";
+import type { ToolProgressMode } from "./settings.js";
+import type { ChatAddress, PlatformAdapter } from "./types.js";
+
+const CURSOR = " ▉";
+/** A preview starts once this much text has arrived, so a one-word reply is not sent twice. */
+const MIN_PREVIEW_CHARS = 24;
+
+export interface ReplyStreamOptions {
+  adapter: PlatformAdapter;
+  address: ChatAddress;
+  streaming: boolean;
+  editIntervalMs: number;
+  toolProgress: ToolProgressMode;
+  log?: (message: string) => void;
+  now?: () => number;
+}
+
+export class ReplyStream {
+  private text = "";
+  private previewId: string | undefined;
+  private lastEditAt = 0;
+  private inFlight: Promise<void> = Promise.resolve();
+  private editTimer: NodeJS.Timeout | undefined;
+  private lastTool: string | undefined;
+  private progressId: string | undefined;
+  private progressLines: string[] = [];
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ReplyStreamOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  private get streams(): boolean {
+    const { adapter, streaming } = this.options;
+    return streaming && adapter.canEdit && adapter.edit !== undefined;
+  }
+
+  readonly listener = (event: AgentEvent): void => {
+    if (this.closed) return;
+    if (event.type === "text_delta") this.onText(event.text);
+    else if (event.type === "tool_start") this.onTool(event.name, event.preview);
+  };
+
+  /** The message showing the streamed reply, when there is one. */
+  get previewMessageId(): string | undefined {
+    return this.previewId;
+  }
+
+  /** Stops previews and waits for the last one to land. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.editTimer);
+    await this.inFlight;
+  }
+
+  private onText(delta: string): void {
+    this.text += delta;
+    if (!this.streams || this.text.length < MIN_PREVIEW_CHARS) return;
+    if (this.text.length + CURSOR.length > this.options.adapter.maxMessageLength) return;
+    const wait = this.lastEditAt + this.options.editIntervalMs - this.now();
+    if (wait <= 0) this.flushPreview();
+    else if (!this.editTimer) {
+      this.editTimer = setTimeout(() => {
+        this.editTimer = undefined;
+        if (!this.closed) this.flushPreview();
+      }, wait);
+    }
+  }
+
+  private flushPreview(): void {
+    this.lastEditAt = this.now();
+    const text = this.text + CURSOR;
+    this.chain(async () => {
+      const { adapter, address } = this.options;
+      if (this.previewId) await adapter.edit?.(address, this.previewId, text);
+      else this.previewId = (await adapter.send({ ...address, text })).messageId ?? undefined;
+    });
+  }
+
+  private onTool(name: string, preview: string): void {
+    const mode = this.options.toolProgress;
+    if (mode === "off" || (mode === "new" && name === this.lastTool)) return;
+    this.lastTool = name;
+    const line = mode === "verbose" && preview ? `⚙ ${name}: ${preview}` : `⚙ ${name}`;
+    this.progressLines.push(line);
+    const { adapter, address } = this.options;
+    const canEdit = adapter.canEdit && adapter.edit !== undefined;
+    this.chain(async () => {
+      if (canEdit && this.progressId) {
+        await adapter.edit?.(address, this.progressId, this.progressLines.join("\n"));
+      } else {
+        const sent = await adapter.send({ ...address, text: canEdit ? this.progressLines.join("\n") : line });
+        if (canEdit) this.progressId = sent.messageId ?? undefined;
+      }
+    });
+  }
+
+  private chain(step: () => Promise<void>): void {
+    this.inFlight = this.inFlight.then(step).catch((error: unknown) => {
+      this.options.log?.(`a progress update failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+}

@@ -1,0 +1,327 @@
+/**
+ * The messaging gateway: hosts platform adapters and applies every policy they share. An
+ * inbound message is claimed in the store first (a redelivery is dropped there, across restarts
+ * too), then authorized, then either handled as a slash command or queued in its session's
+ * lane, where the session's agent runs it. Replies go out through the delivery ledger.
+ */
+import type { Agent } from "../agent/agent.js";
+import type { HermesRuntime } from "../runtime/runtime.js";
+import type { GatewayStore } from "../state/gateway-store.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
+import { authorize, pairingReply, requestPairing } from "./authorization.js";
+import { type CommandContext, handleCommand, parseCommand } from "./commands.js";
+import { DeliveryQueue } from "./delivery.js";
+import { PendingInteractions } from "./interactions.js";
+import { LaneSet } from "./lanes.js";
+import { buildSessionKey } from "./session-key.js";
+import type { GatewaySettings } from "./settings.js";
+import { AdapterSupervisor } from "./supervisor.js";
+import { runTurn, type Turn } from "./turn.js";
+import type { AdapterHealth, InboundMessage, PlatformAdapter } from "./types.js";
+
+export interface GatewayRunnerOptions {
+  runtime: HermesRuntime;
+  store: GatewayStore;
+  settings: GatewaySettings;
+  adapters: PlatformAdapter[];
+  log?: (message: string) => void;
+  /** First reconnect delay of a platform whose listener died (default 1 s, doubling). */
+  reconnectBaseMs?: number;
+  /** How long an approval prompt waits for /approve or /deny (default approvals.timeout). */
+  approvalTimeoutMs?: number;
+  /** First retry delay of a failed send (default 2 s). */
+  retryBaseMs?: number;
+  now?: () => number;
+}
+
+export class GatewayRunner {
+  readonly interactions = new PendingInteractions();
+  readonly deliveries: DeliveryQueue;
+  private readonly lanes: LaneSet<Turn>;
+  private readonly adapters = new Map<string, PlatformAdapter>();
+  private readonly supervisors: AdapterSupervisor[] = [];
+  private readonly accepting = new Set<Promise<void>>();
+  private stopping = false;
+  readonly startedAt = Date.now();
+  readonly now: () => number;
+
+  constructor(readonly options: GatewayRunnerOptions) {
+    this.now = options.now ?? Date.now;
+    for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
+    this.deliveries = new DeliveryQueue({
+      store: options.store,
+      adapter: (platform) => this.adapters.get(platform),
+      ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
+      now: this.now,
+      log: (message) => this.log(message),
+    });
+    this.lanes = new LaneSet<Turn>(
+      options.settings.maxConcurrentRuns,
+      (_key, turn) => runTurn(this, turn),
+      (key, error) => this.log(`a run for ${key} failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  get runtime(): HermesRuntime {
+    return this.options.runtime;
+  }
+
+  get store(): GatewayStore {
+    return this.options.store;
+  }
+
+  get settings(): GatewaySettings {
+    return this.options.settings;
+  }
+
+  log(message: string): void {
+    this.options.log?.(message);
+  }
+
+  adapter(platform: string): PlatformAdapter | undefined {
+    return this.adapters.get(platform);
+  }
+
+  platforms(): string[] {
+    return [...this.adapters.keys()];
+  }
+
+  health(): Record<string, AdapterHealth> {
+    return Object.fromEntries(this.supervisors.map((s) => [s.adapter.platform, s.health]));
+  }
+
+  busy(sessionKey: string): boolean {
+    return this.lanes.busy(sessionKey);
+  }
+
+  waiting(sessionKey: string): Turn[] {
+    return this.lanes.waiting(sessionKey);
+  }
+
+  clearWaiting(sessionKey: string): Turn[] {
+    return this.lanes.clear(sessionKey);
+  }
+
+  enqueue(turn: Turn): void {
+    this.lanes.push(turn.sessionKey, turn);
+  }
+
+  /** The session's agent if one is in memory (never creates one). */
+  cachedAgent(sessionKey: string): Agent | undefined {
+    return this.runtime.cachedKeys().includes(sessionKey) ? this.runtime.agentFor(sessionKey) : undefined;
+  }
+
+  async start(): Promise<void> {
+    await this.deliveries.start();
+    for (const adapter of this.adapters.values()) {
+      const supervisor = new AdapterSupervisor(adapter, {
+        inbound: (message) => this.accept(message),
+        log: (message) => this.log(message),
+        baseDelayMs: this.options.reconnectBaseMs ?? 1000,
+      });
+      this.supervisors.push(supervisor);
+    }
+    await Promise.all(this.supervisors.map((s) => s.start()));
+    await this.recover();
+  }
+
+  /**
+   * Stops taking messages, lets runs finish for up to `drainMs`, interrupts the rest, sends what
+   * the ledger holds, and disconnects the platforms.
+   */
+  async stop(drainMs = 0): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled([...this.accepting]);
+    const drained = await settlesWithin(this.lanes.idle(), drainMs);
+    if (!drained) {
+      this.log("runs still going after the drain timeout; interrupting them");
+      this.interactions.cancelAll();
+      for (const key of this.runtime.cachedKeys()) {
+        const agent = this.runtime.agentFor(key);
+        if (agent.running) agent.interrupt("the gateway is shutting down");
+      }
+      await this.lanes.idle();
+    }
+    await this.deliveries.stop();
+    await Promise.all(this.supervisors.map((s) => s.stop()));
+  }
+
+  /** Takes an inbound message from an adapter; errors are logged, never thrown at the adapter. */
+  private accept(message: InboundMessage): void {
+    if (this.stopping) return;
+    const work = this.dispatch(message, false).catch((error: unknown) => {
+      this.log(
+        `inbound ${message.platform}:${message.messageId} failed: ${error instanceof Error ? error.message : error}`,
+      );
+    });
+    this.accepting.add(work);
+    void work.finally(() => this.accepting.delete(work));
+  }
+
+  private async dispatch(message: InboundMessage, recovered: boolean): Promise<void> {
+    const { store, settings } = this;
+    const sessionKey = buildSessionKey(message, settings.keys);
+    const key = { platform: message.platform, chatId: message.chatId, messageId: message.messageId };
+    if (!recovered) {
+      const claim = await store.claimInbound(key, sessionKey, message, this.now());
+      if (!claim.accepted) {
+        this.log(`ignored a repeat of ${message.platform} message ${message.messageId} (${claim.record.state})`);
+        return;
+      }
+    }
+    const auth = await authorize(message, settings, store);
+    if (!auth.allowed) {
+      if (auth.action === "pair") {
+        const request = await requestPairing(message, store);
+        if (request) await this.reply(message, sessionKey, pairingReply(request));
+      }
+      this.log(`refused ${message.platform} user ${message.userId}: ${auth.why}`);
+      await store.finishInbound(key, this.now());
+      return;
+    }
+    const command = parseCommand(message.text);
+    if (command) {
+      const context: CommandContext = { runner: this, message, sessionKey, admin: auth.admin };
+      await handleCommand(context, command);
+      await store.finishInbound(key, this.now());
+      return;
+    }
+    if (this.interactions.answerQuestion(sessionKey, message.text)) {
+      await store.finishInbound(key, this.now());
+      return;
+    }
+    await this.route({ sessionKey, message, extra: [] });
+  }
+
+  /** A new turn for a session: run now, or by the busy-input mode when the session is busy. */
+  private async route(turn: Turn): Promise<void> {
+    const { sessionKey, message } = turn;
+    if (!this.lanes.busy(sessionKey)) return this.enqueue(turn);
+    const agent = this.cachedAgent(sessionKey);
+    switch (this.settings.busyMode) {
+      case "steer":
+        if (agent?.running) {
+          agent.steer(message.text);
+          await this.reply(message, sessionKey, "↪ Added to what I am working on.");
+          await this.finish(message);
+          return;
+        }
+        return this.enqueue(turn);
+      case "queue": {
+        const waiting = this.lanes.waiting(sessionKey);
+        const last = waiting.at(-1);
+        if (waiting.length >= this.settings.queueLimit && last) {
+          // Full: the message rides along with the last queued one instead of being dropped.
+          last.extra.push(message);
+          await this.reply(
+            message,
+            sessionKey,
+            `Queue full (${waiting.length}); I added this to the last queued message.`,
+          );
+          return;
+        }
+        this.enqueue(turn);
+        await this.reply(message, sessionKey, `Queued: I will get to this next (${waiting.length} waiting).`);
+        return;
+      }
+      default:
+        this.enqueue(turn);
+        agent?.interrupt("a new message arrived");
+        return;
+    }
+  }
+
+  async finish(message: InboundMessage): Promise<void> {
+    await this.store.finishInbound(
+      { platform: message.platform, chatId: message.chatId, messageId: message.messageId },
+      this.now(),
+    );
+  }
+
+  /** Sends a text to the message's chat through the ledger. */
+  async reply(message: InboundMessage, sessionKey: string | null, text: string): Promise<void> {
+    const adapter = this.adapters.get(message.platform);
+    const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(text) : text;
+    await this.deliveries.deliver({
+      platform: message.platform,
+      chatId: message.chatId,
+      threadId: message.threadId ?? null,
+      sessionKey,
+      text: formatted,
+    });
+  }
+
+  /** Asks the chat to approve a command; waits for /approve or /deny, denying on timeout. */
+  async askApproval(message: InboundMessage, sessionKey: string, request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const timeoutMs = this.options.approvalTimeoutMs ?? this.runtime.config.approvals.timeout * 1000;
+    const answer = this.interactions.approval(sessionKey, timeoutMs);
+    await this.reply(
+      message,
+      sessionKey,
+      [
+        `⚠ I want to run a command that needs your approval (${request.reason}):`,
+        request.command,
+        "Reply /approve to allow it once, /approve session for the rest of this session,",
+        `/approve always to save exactly this command, or /deny. No answer in ${Math.round(timeoutMs / 1000)} s means no.`,
+      ].join("\n"),
+    );
+    return answer;
+  }
+
+  async askQuestion(
+    message: InboundMessage,
+    sessionKey: string,
+    question: string,
+    choices?: string[],
+  ): Promise<string> {
+    const timeoutMs = this.runtime.config.approvals.timeout * 1000 * 5;
+    const answer = this.interactions.question(sessionKey, timeoutMs);
+    const listed = choices?.length ? `\n${choices.map((c, i) => `${i + 1}. ${c}`).join("\n")}` : "";
+    await this.reply(message, sessionKey, `❓ ${question}${listed}`);
+    const text = await answer;
+    const picked = /^\d+$/.test(text.trim()) ? choices?.[Number(text.trim()) - 1] : undefined;
+    return picked ?? text;
+  }
+
+  /** After a restart: messages that were never answered run again; one that crashed us twice is set aside. */
+  private async recover(): Promise<void> {
+    const max = this.settings.maxInboundAttempts;
+    for (const record of await this.store.unfinishedInbound()) {
+      const message = record.payload as InboundMessage;
+      if (record.state === "running" && record.attempts >= max) {
+        await this.store.quarantineInbound(
+          record,
+          `handling it stopped the gateway ${record.attempts} times`,
+          this.now(),
+        );
+        this.log(`quarantined ${record.platform} message ${record.messageId} after ${record.attempts} attempts`);
+        const preview = message.text.length > 80 ? `${message.text.slice(0, 77)}...` : message.text;
+        await this.reply(
+          message,
+          record.sessionKey,
+          `I set your message aside ("${preview}"): handling it stopped me ${record.attempts} times. Send it again, perhaps reworded, if you still want an answer.`,
+        );
+        continue;
+      }
+      await this.dispatch(message, true);
+    }
+  }
+}
+
+async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  if (ms <= 0) {
+    let done = false;
+    void promise.then(() => {
+      done = true;
+    });
+    await Promise.resolve();
+    return done;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const result = await Promise.race([promise.then(() => true as const), timeout]);
+  clearTimeout(timer);
+  return result;
+}

@@ -1,0 +1,114 @@
+/**
+ * The gateway's settings from config.yaml and the environment, resolved once at start-up:
+ * which platforms are on, who may talk to the agent on each, and how chats behave.
+ */
+import type { HermesConfig } from "../state/config-schema.js";
+import { validateToolset } from "../tools/toolsets.js";
+import type { ResetPolicy } from "./reset-policy.js";
+import type { SessionKeyOptions } from "./session-key.js";
+
+export type BusyInputMode = "interrupt" | "queue" | "steer";
+export type ToolProgressMode = "off" | "new" | "all" | "verbose";
+
+export interface PlatformAccess {
+  /** `<PLATFORM>_ALLOW_ALL_USERS=true`: anyone on this platform. */
+  allowAll: boolean;
+  /** `<PLATFORM>_ALLOWED_USERS`: user ids (and user names) allowed on this platform. */
+  allowedUsers: Set<string>;
+  /** `<PLATFORM>_GROUP_ALLOWED_CHATS`: group chats whose every member may talk. */
+  allowedGroups: Set<string>;
+}
+
+export interface PlatformDisplay {
+  streaming: boolean;
+  toolProgress: ToolProgressMode;
+  editIntervalMs: number;
+}
+
+export interface GatewaySettings {
+  keys: SessionKeyOptions;
+  reset: ResetPolicy;
+  unauthorizedDm: "pair" | "ignore";
+  busyMode: BusyInputMode;
+  queueLimit: number;
+  maxConcurrentRuns: number;
+  maxInboundAttempts: number;
+  /** `GATEWAY_ALLOW_ALL_USERS=true`: anyone on any platform (after the other checks). */
+  allowAllUsers: boolean;
+  /** `GATEWAY_ALLOWED_USERS`: user ids allowed on every platform. */
+  allowedUsers: Set<string>;
+  access(platform: string): PlatformAccess;
+  display(platform: string): PlatformDisplay;
+  /** The toolsets agents on this platform get. */
+  toolsets(platform: string): string[];
+}
+
+type Env = Record<string, string | undefined>;
+
+const truthy = (value: string | undefined) => /^(1|true|yes|on)$/i.test((value ?? "").trim());
+
+function idList(value: string | undefined): Set<string> {
+  return new Set(
+    (value ?? "")
+      .split(/[,\s]+/)
+      .map((id) => id.trim())
+      .filter(Boolean),
+  );
+}
+
+/** Platforms that stream by editing unless told otherwise (the original's defaults). */
+const STREAMING_BY_DEFAULT: Record<string, boolean> = { telegram: true, discord: false, test: true };
+
+export function resolveGatewaySettings(config: HermesConfig, env: Env = process.env): GatewaySettings {
+  const busy = config.gateway.busy_input_mode || config.display.busy_input_mode;
+  const accessCache = new Map<string, PlatformAccess>();
+  return {
+    keys: {
+      groupSessionsPerUser: config.group_sessions_per_user,
+      threadSessionsPerUser: config.thread_sessions_per_user,
+    },
+    reset: {
+      mode: config.session_reset.mode,
+      atHour: config.session_reset.at_hour,
+      idleMinutes: config.session_reset.idle_minutes,
+    },
+    unauthorizedDm: config.unauthorized_dm_behavior,
+    busyMode: busy,
+    queueLimit: config.gateway.queue_limit,
+    maxConcurrentRuns: config.gateway.max_concurrent_runs,
+    maxInboundAttempts: config.gateway.max_inbound_attempts,
+    allowAllUsers: truthy(env.GATEWAY_ALLOW_ALL_USERS),
+    allowedUsers: idList(env.GATEWAY_ALLOWED_USERS),
+    access(platform) {
+      const cached = accessCache.get(platform);
+      if (cached) return cached;
+      const prefix = platform.toUpperCase().replaceAll(/[^A-Z0-9]/g, "_");
+      const access: PlatformAccess = {
+        allowAll: truthy(env[`${prefix}_ALLOW_ALL_USERS`]),
+        allowedUsers: idList(env[`${prefix}_ALLOWED_USERS`]),
+        allowedGroups: idList(env[`${prefix}_GROUP_ALLOWED_CHATS`]),
+      };
+      accessCache.set(platform, access);
+      return access;
+    },
+    display(platform) {
+      const own = config.display.platforms[platform];
+      return {
+        streaming: own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.display.streaming,
+        toolProgress: own?.tool_progress ?? config.display.tool_progress,
+        editIntervalMs: Math.round((own?.edit_interval ?? 1) * 1000),
+      };
+    },
+    toolsets(platform) {
+      const own = config.platform_toolsets[platform];
+      if (own) return own;
+      // A platform without a toolset of its own (the test adapter) gets what a chat bot gets.
+      return [validateToolset(`hermes-${platform}`) ? `hermes-${platform}` : "hermes-telegram"];
+    },
+  };
+}
+
+/** Platform settings from `platforms.<name>` and `gateway.platforms.<name>` (top level wins). */
+export function platformConfig(config: HermesConfig, platform: string) {
+  return config.platforms[platform] ?? config.gateway.platforms[platform];
+}

@@ -1,0 +1,148 @@
+/**
+ * One turn in a session's lane: find the session (starting a fresh one when the reset policy
+ * says so), run its agent on the message with previews streaming to the chat, and send the
+ * reply through the ledger. The chat's route follows the agent's session id, which changes
+ * when compression continues the conversation in a child session.
+ */
+import type { Agent } from "../agent/agent.js";
+import { ReplyStream } from "./reply-stream.js";
+import { resetReason } from "./reset-policy.js";
+import type { GatewayRunner } from "./runner.js";
+import { splitMessage } from "./split-message.js";
+import type { InboundMessage } from "./types.js";
+
+export interface Turn {
+  sessionKey: string;
+  message: InboundMessage;
+  /** Messages that arrived while the queue was full, answered together with this one. */
+  extra: InboundMessage[];
+  /** Text to run instead of the message's own (/retry). */
+  text?: string;
+}
+
+const TYPING_EVERY_MS = 4000;
+
+/** The session's agent, on the session its route names unless that session has run its course. */
+export async function sessionAgent(runner: GatewayRunner, sessionKey: string, message: InboundMessage): Promise<Agent> {
+  const { runtime, store, settings } = runner;
+  const route = await store.sessionRoute(sessionKey);
+  const why = route ? resetReason(settings.reset, route.updatedAt, runner.now()) : undefined;
+  if (why) {
+    runtime.evict(sessionKey);
+    runner.log(`${sessionKey}: starting a new session (${why})`);
+  }
+  const sessionId = route && !why ? route.sessionId : undefined;
+  const cached = runner.cachedAgent(sessionKey);
+  if (cached && sessionId && cached.sessionId !== sessionId) runtime.evict(sessionKey);
+  return runtime.agentFor(sessionKey, {
+    platform: message.platform,
+    toolsets: settings.toolsets(message.platform),
+    interactive: true,
+    ...(sessionId ? { sessionId } : {}),
+    requestApproval: (request) => runner.askApproval(message, sessionKey, request),
+    clarify: (question, choices) => runner.askQuestion(message, sessionKey, question, choices),
+  });
+}
+
+function turnText(turn: Turn): string {
+  const own = turn.text ?? turn.message.text;
+  if (turn.extra.length === 0) return own;
+  const more = turn.extra.map((m) => m.text).join("\n\n");
+  return `${own}\n\n(More messages that arrived while I was busy:)\n${more}`;
+}
+
+export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> {
+  const { message, sessionKey } = turn;
+  const adapter = runner.adapter(message.platform);
+  const inboundKeys = [turn.message, ...turn.extra].map((m) => ({
+    platform: m.platform,
+    chatId: m.chatId,
+    messageId: m.messageId,
+  }));
+  for (const key of inboundKeys) await runner.store.startInbound(key, runner.now());
+  if (!adapter) {
+    runner.log(`no adapter for ${message.platform}; the message waits for a restart`);
+    return;
+  }
+  const agent = await sessionAgent(runner, sessionKey, message);
+  const address = { chatId: message.chatId, threadId: message.threadId ?? null };
+  const display = runner.settings.display(message.platform);
+  const stream = new ReplyStream({
+    adapter,
+    address,
+    streaming: display.streaming,
+    editIntervalMs: display.editIntervalMs,
+    toolProgress: display.toolProgress,
+    log: (line) => runner.log(line),
+  });
+  const unsubscribe = agent.on(stream.listener);
+  const typing = setInterval(() => void adapter.typing?.(address).catch(() => undefined), TYPING_EVERY_MS);
+  void adapter.typing?.(address).catch(() => undefined);
+  let reply: string;
+  try {
+    const result = await agent.runConversation(turnText(turn));
+    if (result.error) reply = `⚠ ${result.error}`;
+    else if (result.interrupted && !result.finalResponse) reply = "";
+    else reply = result.finalResponse;
+  } catch (error) {
+    reply = `⚠ Something went wrong: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    clearInterval(typing);
+    unsubscribe();
+    await stream.close();
+  }
+  await runner.store.setSessionRoute(
+    { sessionKey, sessionId: agent.sessionId, platform: message.platform, chatId: message.chatId },
+    runner.now(),
+  );
+  await sendReply(runner, turn, reply, stream.previewMessageId);
+  for (const key of inboundKeys) await runner.store.finishInbound(key, runner.now());
+  await compressIfFull(runner, agent, turn);
+}
+
+async function sendReply(
+  runner: GatewayRunner,
+  turn: Turn,
+  reply: string,
+  previewId: string | undefined,
+): Promise<void> {
+  const { message, sessionKey } = turn;
+  const adapter = runner.adapter(message.platform);
+  if (!adapter) return;
+  if (!reply.trim()) {
+    if (previewId) await adapter.delete?.({ chatId: message.chatId, threadId: message.threadId ?? null }, previewId);
+    return;
+  }
+  const formatted = adapter.formatMarkdown ? adapter.formatMarkdown(reply) : reply;
+  const parts = splitMessage(formatted, adapter.maxMessageLength);
+  for (const [index, text] of parts.entries()) {
+    await runner.deliveries.deliver({
+      platform: message.platform,
+      chatId: message.chatId,
+      threadId: message.threadId ?? null,
+      replyTo: index === 0 ? message.messageId : null,
+      sessionKey,
+      text,
+      editMessageId: index === 0 ? previewId : undefined,
+    });
+  }
+}
+
+/** Between turns, a session past 85% of its window is compressed; the route follows the new session. */
+async function compressIfFull(runner: GatewayRunner, agent: Agent, turn: Turn): Promise<void> {
+  if (!agent.shouldCompressBetweenTurns()) return;
+  try {
+    await agent.compress();
+    await runner.store.setSessionRoute(
+      {
+        sessionKey: turn.sessionKey,
+        sessionId: agent.sessionId,
+        platform: turn.message.platform,
+        chatId: turn.message.chatId,
+      },
+      runner.now(),
+    );
+  } catch (error) {
+    runner.log(`compressing ${turn.sessionKey} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

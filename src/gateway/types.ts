@@ -1,0 +1,105 @@
+/**
+ * The contract between the gateway core and a platform adapter. An adapter is thin: it turns
+ * platform events into `InboundMessage`s and performs the sends the core asks for. Every policy
+ * (who may talk, which session a message belongs to, when to retry a send) lives in the core.
+ */
+
+export type ChatType = "dm" | "group" | "channel" | "thread";
+
+export interface Attachment {
+  kind: "image" | "file" | "audio" | "video";
+  /** A local path the adapter already downloaded to, or a URL the platform serves. */
+  url: string;
+  name?: string;
+  mimeType?: string;
+  bytes?: number;
+}
+
+export interface InboundMessage {
+  platform: string;
+  chatId: string;
+  chatType: ChatType;
+  /** A topic or thread inside the chat, when the platform has them. */
+  threadId?: string;
+  userId: string;
+  userName?: string;
+  text: string;
+  attachments?: Attachment[];
+  /** The platform's own id of this message (or update): the de-duplication key. */
+  messageId: string;
+  /** The message this one replies to, when it is a reply. */
+  replyTo?: string;
+  /** Epoch ms the platform says the message was sent. */
+  sentAt?: number;
+}
+
+/** Where a message goes. */
+export interface ChatAddress {
+  chatId: string;
+  threadId?: string | null;
+}
+
+export interface OutboundText extends ChatAddress {
+  text: string;
+  replyTo?: string | null;
+  /** Stable across retries: a platform that de-duplicates sends can use it. */
+  idempotencyKey?: string;
+}
+
+export interface SentMessage {
+  /** The platform's id of the sent message (to edit or delete it later). */
+  messageId: string | null;
+}
+
+/** A send failure as the adapter saw it; the core decides whether to retry. */
+export class PlatformSendError extends Error {
+  constructor(
+    message: string,
+    readonly options: {
+      /** A retry can succeed (network, 5xx, rate limit). */
+      retryable: boolean;
+      /** The platform asked to wait this long (ms) before trying again. */
+      retryAfterMs?: number;
+    },
+  ) {
+    super(message);
+    this.name = "PlatformSendError";
+  }
+}
+
+export interface ApprovalPrompt extends ChatAddress {
+  command: string;
+  reason: string;
+}
+
+export type AdapterHealth =
+  | { state: "connecting" }
+  | { state: "connected"; since: number }
+  | { state: "reconnecting"; attempt: number; lastError: string }
+  | { state: "stopped" };
+
+/** What an adapter hands the core. */
+export interface AdapterEvents {
+  inbound(message: InboundMessage): void;
+  /** The listener died (socket closed, poll loop failed); the core reconnects with backoff. */
+  listenerLost(error: Error): void;
+}
+
+export interface PlatformAdapter {
+  readonly platform: string;
+  /** The longest text one message may carry on this platform (characters). */
+  readonly maxMessageLength: number;
+  /** Whether `edit` works, so replies can stream by progressive edits. */
+  readonly canEdit: boolean;
+  connect(events: AdapterEvents): Promise<void>;
+  disconnect(): Promise<void>;
+  send(message: OutboundText): Promise<SentMessage>;
+  edit?(address: ChatAddress, messageId: string, text: string): Promise<void>;
+  delete?(address: ChatAddress, messageId: string): Promise<void>;
+  typing?(address: ChatAddress): Promise<void>;
+  sendFile?(address: ChatAddress, path: string, caption?: string): Promise<SentMessage>;
+  /** Platforms with buttons show approve/deny ones; the core falls back to /approve and /deny text. */
+  askApproval?(prompt: ApprovalPrompt): Promise<SentMessage>;
+  /** Markdown as this platform renders it (the core writes standard markdown). */
+  formatMarkdown?(text: string): string;
+}

@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { buildSessionKey } from "../../src/gateway/session-key.js";
+import { modelRequests, startGateway, userTexts } from "./harness.js";
+
+const perUser = { groupSessionsPerUser: true, threadSessionsPerUser: false };
+
+test("session keys follow the original's layout for DMs, groups and threads", () => {
+  const base = { platform: "telegram", userId: "42" };
+  assert.equal(buildSessionKey({ ...base, chatType: "dm", chatId: "42" }, perUser), "agent:main:telegram:dm:42");
+  assert.equal(
+    buildSessionKey({ ...base, chatType: "dm", chatId: "42", threadId: "7" }, perUser),
+    "agent:main:telegram:dm:42:7",
+  );
+  assert.equal(
+    buildSessionKey({ ...base, chatType: "group", chatId: "-100" }, perUser),
+    "agent:main:telegram:group:-100:42",
+  );
+  assert.equal(
+    buildSessionKey({ ...base, chatType: "group", chatId: "-100" }, { ...perUser, groupSessionsPerUser: false }),
+    "agent:main:telegram:group:-100",
+  );
+  // A thread is one conversation unless thread_sessions_per_user is on.
+  assert.equal(
+    buildSessionKey({ ...base, chatType: "group", chatId: "-100", threadId: "9" }, perUser),
+    "agent:main:telegram:group:-100:9",
+  );
+  assert.equal(
+    buildSessionKey(
+      { ...base, chatType: "group", chatId: "-100", threadId: "9" },
+      { ...perUser, threadSessionsPerUser: true },
+    ),
+    "agent:main:telegram:group:-100:9:42",
+  );
+});
+
+test("a colon inside an id cannot make two chats share a key", () => {
+  const a = buildSessionKey({ platform: "x", userId: "u", chatType: "group", chatId: "a:b" }, perUser);
+  const b = buildSessionKey({ platform: "x", userId: "b:u", chatType: "group", chatId: "a" }, perUser);
+  assert.notEqual(a, b);
+});
+
+test("a DM is answered in its chat, continues its session, and two chats never share one", async () => {
+  const gw = await startGateway({ provider: { fallback: (req) => ({ text: `reply to ${userTexts(req).at(-1)}` }) } });
+  try {
+    gw.adapter.inject({ chatId: "chat-a", messageId: "1", text: "hello from a" });
+    await gw.adapter.waitForText(/reply to hello from a/);
+    gw.adapter.inject({ chatId: "chat-a", messageId: "2", text: "second from a" });
+    await gw.adapter.waitForText(/reply to second from a/);
+    gw.adapter.inject({ chatId: "chat-b", userId: "user-1", messageId: "3", text: "hello from b" });
+    await gw.adapter.waitForText(/reply to hello from b/);
+
+    const sent = gw.adapter.sent;
+    assert.deepEqual(
+      sent.map((s) => [s.chatId, s.current, s.replyTo]),
+      [
+        ["chat-a", "reply to hello from a", "1"],
+        ["chat-a", "reply to second from a", "2"],
+        ["chat-b", "reply to hello from b", "3"],
+      ],
+    );
+    const requests = modelRequests(gw.fake);
+    assert.deepEqual(userTexts(requests[1]!), ["hello from a", "second from a"], "chat a's second turn sees its first");
+    assert.deepEqual(userTexts(requests[2]!), ["hello from b"], "chat b sees nothing of chat a");
+    const a = await gw.store.sessionRoute("agent:main:test:dm:chat-a");
+    const b = await gw.store.sessionRoute("agent:main:test:dm:chat-b");
+    assert.ok(a && b && a.sessionId !== b.sessionId);
+    assert.equal((await gw.runtime.store.getSession(a.sessionId))?.source, "test");
+  } finally {
+    await gw.close();
+  }
+});
+
+test("after a restart the chat continues the same stored session", async () => {
+  const gw = await startGateway({ provider: { fallback: (req) => ({ text: `seen ${userTexts(req).length}` }) } });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "first" });
+    await gw.adapter.waitForText(/seen 1/);
+    await gw.restart();
+    gw.adapter.inject({ messageId: "2", text: "second" });
+    await gw.adapter.waitForText(/seen 2/);
+    assert.deepEqual(userTexts(modelRequests(gw.fake)[1]!), ["first", "second"]);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a session idle past session_reset.idle_minutes starts afresh; the old one stays stored", async () => {
+  let clock = Date.now();
+  const gw = await startGateway({
+    config: "session_reset:\n  mode: idle\n  idle_minutes: 30\n",
+    provider: { fallback: (req) => ({ text: `seen ${userTexts(req).length}` }) },
+    runner: { now: () => clock },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "first" });
+    await gw.adapter.waitForText(/seen 1/);
+    const before = await gw.store.sessionRoute("agent:main:test:dm:chat-1");
+    clock += 31 * 60_000;
+    gw.adapter.inject({ messageId: "2", text: "much later" });
+    await gw.adapter.waitFor((sent) => sent.length === 2);
+    assert.equal(gw.adapter.sent[1]?.current, "seen 1", "the new session does not carry the old exchange");
+    const after = await gw.store.sessionRoute("agent:main:test:dm:chat-1");
+    assert.notEqual(after?.sessionId, before?.sessionId);
+    assert.ok(await gw.runtime.store.getSession(before!.sessionId), "the old session is kept");
+  } finally {
+    await gw.close();
+  }
+});
