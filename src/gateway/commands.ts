@@ -35,7 +35,6 @@ export function parseCommand(text: string): ParsedCommand | undefined {
   return { name: (match[1] as string).toLowerCase(), args: (match[2] ?? "").trim() };
 }
 
-
 function agentOf(ctx: CommandContext) {
   return ctx.runner.cachedAgent(ctx.sessionKey);
 }
@@ -309,7 +308,17 @@ export async function handleCommand(ctx: CommandContext, parsed: ParsedCommand):
   else if (command.adminOnly && !ctx.admin && (await adminExists(ctx)))
     reply = `/${parsed.name} is for the admin only.`;
   else if (!command.whileBusy && runner.busy(sessionKey)) {
-    reply = `/${parsed.name} has to wait: I am working. Send /stop first, or /queue a message.`;
+    if (runner.cachedAgent(sessionKey)?.running) {
+      reply = `/${parsed.name} has to wait: I am working. Send /stop first, or /queue a message.`;
+    } else {
+      // The last turn is only wrapping up (its reply is out): the command runs right after it.
+      const run = async () => {
+        const later = await command.run(ctx, parsed.args);
+        if (later) await runner.reply(message, sessionKey, later);
+      };
+      runner.enqueue({ sessionKey, message, extra: [], command: run });
+      return;
+    }
   } else reply = await command.run(ctx, parsed.args);
   if (reply) await runner.reply(message, sessionKey, reply);
 }

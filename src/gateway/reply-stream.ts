@@ -8,7 +8,8 @@ import type { AgentEvent } from "../agent/events.js";
 import type { ToolProgressMode } from "./settings.js";
 import type { ChatAddress, PlatformAdapter } from "./types.js";
 
-const CURSOR = " ▉";
+/** Marks a preview that is still growing. */
+export const STREAM_CURSOR = " ▉";
 /** A preview starts once this much text has arrived, so a one-word reply is not sent twice. */
 const MIN_PREVIEW_CHARS = 24;
 
@@ -64,7 +65,7 @@ export class ReplyStream {
   private onText(delta: string): void {
     this.text += delta;
     if (!this.streams || this.text.length < MIN_PREVIEW_CHARS) return;
-    if (this.text.length + CURSOR.length > this.options.adapter.maxMessageLength) return;
+    if (this.text.length + STREAM_CURSOR.length > this.options.adapter.maxMessageLength) return;
     const wait = this.lastEditAt + this.options.editIntervalMs - this.now();
     if (wait <= 0) this.flushPreview();
     else if (!this.editTimer) {
@@ -77,7 +78,7 @@ export class ReplyStream {
 
   private flushPreview(): void {
     this.lastEditAt = this.now();
-    const text = this.text + CURSOR;
+    const text = this.text + STREAM_CURSOR;
     this.chain(async () => {
       const { adapter, address } = this.options;
       if (this.previewId) await adapter.edit?.(address, this.previewId, text);

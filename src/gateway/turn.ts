@@ -18,6 +18,8 @@ export interface Turn {
   extra: InboundMessage[];
   /** Text to run instead of the message's own (/retry). */
   text?: string;
+  /** A slash command that had to wait for the session's lane instead of an agent turn. */
+  command?: () => Promise<void>;
 }
 
 const TYPING_EVERY_MS = 4000;
@@ -52,6 +54,7 @@ function turnText(turn: Turn): string {
 }
 
 export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> {
+  if (turn.command) return turn.command();
   const { message, sessionKey } = turn;
   const adapter = runner.adapter(message.platform);
   const inboundKeys = [turn.message, ...turn.extra].map((m) => ({

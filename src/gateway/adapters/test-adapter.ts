@@ -4,6 +4,8 @@
  * deleted. Sends can be made to fail, and the listener can be made to die, to exercise the
  * core's retries and reconnects.
  */
+
+import { STREAM_CURSOR } from "../reply-stream.js";
 import type {
   AdapterEvents,
   ChatAddress,
@@ -106,9 +108,11 @@ export class TestAdapter implements PlatformAdapter {
     this.typingCount += 1;
   }
 
-  /** Texts sent to a chat (as they read now, after edits), oldest first. */
+  /** Texts sent to a chat as they read now (after edits; previews still growing left out), oldest first. */
   texts(chatId?: string): string[] {
-    return this.sent.filter((s) => !s.deleted && (!chatId || s.chatId === chatId)).map((s) => s.current);
+    return this.sent
+      .filter((s) => !s.deleted && !s.current.endsWith(STREAM_CURSOR) && (!chatId || s.chatId === chatId))
+      .map((s) => s.current);
   }
 
   /** Resolves once what was sent satisfies `test`. */

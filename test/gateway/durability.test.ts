@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { POSSIBLE_DUPLICATE_NOTE } from "../../src/gateway/delivery.js";
+import { PlatformSendError } from "../../src/gateway/types.js";
+import { modelRequests, startGateway } from "./harness.js";
+
+const inbound = (messageId: string) => ({ platform: "test", chatId: "chat-1", messageId });
+
+test("a redelivered message is answered once, also when it comes again after a restart", async () => {
+  const gw = await startGateway();
+  try {
+    gw.adapter.inject({ messageId: "42", text: "hello" });
+    gw.adapter.inject({ messageId: "42", text: "hello" });
+    await gw.adapter.waitForText(/^ok$/);
+    await gw.restart();
+    gw.adapter.inject({ messageId: "42", text: "hello" });
+    await gw.runner.stop();
+    assert.equal(modelRequests(gw.fake).length, 1);
+    assert.equal(gw.adapter.sent.length, 0, "nothing was sent after the restart");
+    assert.ok(gw.logs.some((line) => /ignored a repeat of test message 42/.test(line)));
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a send that fails twice is retried and the reply arrives once", async () => {
+  const gw = await startGateway();
+  try {
+    gw.adapter.failNextSends(
+      new Error("socket hang up"),
+      new PlatformSendError("429 Too Many Requests", { retryable: true, retryAfterMs: 20 }),
+    );
+    gw.adapter.inject({ messageId: "1", text: "hello" });
+    await gw.adapter.waitForText(/^ok$/);
+    assert.equal(gw.adapter.sent.length, 1);
+    const [delivery] = await gw.store.dueDeliveries(Number.MAX_SAFE_INTEGER, 10);
+    assert.equal(delivery, undefined, "nothing is left pending");
+    assert.ok(gw.logs.some((line) => /retrying in/.test(line)));
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a send the platform rejects for good is not retried and is recorded as failed", async () => {
+  const gw = await startGateway();
+  try {
+    gw.adapter.failNextSends(new PlatformSendError("400 chat not found", { retryable: false }));
+    gw.adapter.inject({ messageId: "1", text: "hello" });
+    await gw.runner.stop();
+    assert.equal(gw.adapter.sent.length, 0);
+    assert.ok(gw.logs.some((line) => /gave up sending to test:chat-1: 400 chat not found/.test(line)));
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a reply in flight when the process died is sent again after the restart, once, marked", async () => {
+  const gw = await startGateway();
+  try {
+    await gw.runner.stop();
+    // What a SIGKILL between "sending" and the platform's answer leaves in the ledger.
+    await gw.store.recordDelivery({
+      id: "d-1",
+      platform: "test",
+      chatId: "chat-1",
+      body: { text: "the answer you were waiting for" },
+      idempotencyKey: "hermes-d-1",
+    });
+    await gw.store.markSending("d-1");
+    await gw.restart();
+    await gw.adapter.waitForText(/the answer you were waiting for/);
+    await gw.restart();
+    assert.deepEqual(gw.adapter.sent, [], "the second restart sends nothing again");
+    const record = await gw.store.getDelivery("d-1");
+    assert.equal(record?.state, "sent");
+    assert.equal(record?.possibleDuplicate, true);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("the resent reply starts with the note that it may be a repeat", async () => {
+  const gw = await startGateway();
+  try {
+    await gw.runner.stop();
+    await gw.store.recordDelivery({
+      id: "d-2",
+      platform: "test",
+      chatId: "chat-1",
+      body: { text: "x" },
+      idempotencyKey: "k",
+    });
+    await gw.store.markSending("d-2");
+    await gw.restart();
+    assert.equal(await gw.adapter.waitForText(/x$/), `${POSSIBLE_DUPLICATE_NOTE}\nx`);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a message that crashed the gateway once runs again; after two crashes it is set aside and the chat is told", async () => {
+  const gw = await startGateway();
+  try {
+    await gw.runner.stop();
+    const key = "agent:main:test:dm:chat-1";
+    const once = { ...inbound("once"), chatType: "dm", userId: "user-1", text: "crashed once" };
+    const twice = { ...inbound("twice"), chatType: "dm", userId: "user-1", text: "crashed twice" };
+    await gw.store.claimInbound(inbound("once"), key, once);
+    await gw.store.startInbound(inbound("once"));
+    await gw.store.claimInbound(inbound("twice"), key, twice);
+    await gw.store.startInbound(inbound("twice"));
+    await gw.store.startInbound(inbound("twice"));
+    await gw.restart();
+    await gw.adapter.waitForText(/^ok$/);
+    await gw.adapter.waitForText(/set your message aside \("crashed twice"\)/);
+    await gw.runner.stop();
+    assert.equal(modelRequests(gw.fake).length, 1, "only the message that crashed once ran again");
+    assert.deepEqual(await gw.store.unfinishedInbound(), []);
+  } finally {
+    await gw.close();
+  }
+});

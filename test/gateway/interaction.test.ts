@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { lastToolResults } from "../helpers/agent-harness.js";
+import { tempDir } from "../state/temp-dir.js";
+import { modelRequests, startGateway } from "./harness.js";
+
+function victim(): string {
+  const dir = join(tempDir("hermes-gw-victim-"), "victim");
+  mkdirSync(join(dir, "inner"), { recursive: true });
+  return dir;
+}
+
+const deleteTurn = (dir: string) => ({ toolCalls: [{ name: "terminal", arguments: { command: `rm -r ${dir}` } }] });
+const echoResult = {
+  fallback: (req: Parameters<typeof lastToolResults>[0]) => ({ text: `result: ${lastToolResults(req)[0] ?? ""}` }),
+};
+const NO_SANDBOX = 'sandbox:\n  mode: "off"\n';
+
+for (const [answer, runs] of [
+  ["/approve", true],
+  ["/deny", false],
+] as const) {
+  test(`a dangerous command asks in the chat and ${answer} decides it`, async () => {
+    const dir = victim();
+    const gw = await startGateway({ config: NO_SANDBOX, provider: { script: [deleteTurn(dir)], ...echoResult } });
+    try {
+      gw.adapter.inject({ messageId: "1", text: "clean up" });
+      const prompt = await gw.adapter.waitForText(/needs your approval/);
+      assert.match(prompt, new RegExp(`rm -r ${dir}`));
+      assert.match(prompt, /\/approve session/);
+      gw.adapter.inject({ messageId: "2", text: answer });
+      await gw.adapter.waitForText(/^result:/);
+      assert.equal(existsSync(dir), !runs);
+    } finally {
+      await gw.close();
+    }
+  });
+}
+
+test("an approval nobody answers is a denial", async () => {
+  const dir = victim();
+  const gw = await startGateway({
+    config: NO_SANDBOX,
+    provider: { script: [deleteTurn(dir)], ...echoResult },
+    runner: { approvalTimeoutMs: 50 },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "clean up" });
+    const result = await gw.adapter.waitForText(/^result:/);
+    assert.match(result, /denied|not approved|refused/i);
+    assert.equal(existsSync(dir), true);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a clarify question is answered by the chat's next message", async () => {
+  const gw = await startGateway({
+    provider: {
+      script: [
+        { toolCalls: [{ name: "clarify", arguments: { question: "Which colour?", choices: ["red", "blue"] } }] },
+      ],
+      ...echoResult,
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "paint it" });
+    const question = await gw.adapter.waitForText(/Which colour\?/);
+    assert.match(question, /1\. red\n2\. blue/);
+    gw.adapter.inject({ messageId: "2", text: "2" });
+    assert.match(await gw.adapter.waitForText(/^result:/), /blue/);
+    assert.equal(modelRequests(gw.fake).length, 2, "the answer did not start a run of its own");
+  } finally {
+    await gw.close();
+  }
+});
+
+test("/new starts a fresh conversation; /help lists the commands; an unknown command says so", async () => {
+  const gw = await startGateway({
+    provider: { fallback: (req) => ({ text: `turns ${(req.body.messages as unknown[]).length}` }) },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "one" });
+    await gw.adapter.waitForText(/^turns/);
+    const before = await gw.store.sessionRoute("agent:main:test:dm:chat-1");
+    gw.adapter.inject({ messageId: "2", text: "/new" });
+    await gw.adapter.waitForText(/Started a new conversation/);
+    gw.adapter.inject({ messageId: "3", text: "two" });
+    await gw.adapter.waitFor((sent) => sent.filter((s) => /^turns/.test(s.current)).length === 2);
+    const after = await gw.store.sessionRoute("agent:main:test:dm:chat-1");
+    assert.notEqual(after?.sessionId, before?.sessionId);
+    const [first, second] = modelRequests(gw.fake).map((r) => (r.body.messages as unknown[]).length);
+    assert.equal(first, second, "the new conversation starts as short as the first did");
+
+    gw.adapter.inject({ messageId: "4", text: "/help" });
+    const help = await gw.adapter.waitForText(/^Commands:/);
+    for (const name of ["/new", "/stop", "/approve", "/deny", "/status", "/queue", "/steer", "/sethome", "/yolo"]) {
+      assert.ok(help.includes(name), `${name} is listed`);
+    }
+    gw.adapter.inject({ messageId: "5", text: "/frobnicate" });
+    await gw.adapter.waitForText(/Unknown command \/frobnicate/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("/undo forgets the last exchange and /retry answers it again", async () => {
+  const gw = await startGateway({
+    provider: { fallback: (req) => ({ text: `seen ${(req.body.messages as unknown[]).length}` }) },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "first" });
+    await gw.adapter.waitForText(/^seen/);
+    gw.adapter.inject({ messageId: "2", text: "second" });
+    await gw.adapter.waitFor((sent) => sent.length === 2);
+    gw.adapter.inject({ messageId: "3", text: "/undo" });
+    await gw.adapter.waitForText(/Forgot the last exchange \("second"\)/);
+    gw.adapter.inject({ messageId: "4", text: "/retry" });
+    await gw.adapter.waitFor((sent) => sent.length === 4);
+    const requests = modelRequests(gw.fake);
+    const texts = (r: (typeof requests)[number]) =>
+      (r.body.messages as Array<{ role: string; content: string }>)
+        .filter((m) => m.role === "user")
+        .map((m) => m.content);
+    // After /undo the last message is "first": /retry asks it again, without the undone exchange.
+    assert.deepEqual(texts(requests[2]!), ["first"]);
+    assert.equal(requests.length, 3);
+    const id = (await gw.store.sessionRoute("agent:main:test:dm:chat-1"))!.sessionId;
+    const stored = await gw.runtime.store.getMessages(id);
+    assert.deepEqual(
+      stored.filter((m) => m.role === "user").map((m) => m.content),
+      ["first"],
+      "the undone exchange is gone from the transcript and the retried one is there once",
+    );
+  } finally {
+    await gw.close();
+  }
+});
+
+test("/sethome makes the chat the platform's home channel", async () => {
+  const gw = await startGateway();
+  try {
+    gw.adapter.inject({ chatId: "home-chat", messageId: "1", text: "/sethome" });
+    await gw.adapter.waitForText(/home channel/);
+    assert.equal((await gw.store.homeChannel("test"))?.chatId, "home-chat");
+  } finally {
+    await gw.close();
+  }
+});
