@@ -1,0 +1,180 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
+import { splitMessage } from "../../src/gateway/split-message.js";
+import { startGateway } from "./harness.js";
+
+test("a streamed reply grows in one message by edits and ends as the full text", async () => {
+  const text = "This reply arrives in many small pieces, so the chat should watch it grow in place.";
+  const gw = await startGateway({
+    config: "display:\n  platforms:\n    test:\n      streaming: true\n      edit_interval: 0.2\n",
+    provider: { script: [{ text, chunkDelayMs: 15 }] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "stream please" });
+    await gw.adapter.waitForText(/watch it grow in place\.$/);
+    assert.equal(gw.adapter.sent.length, 1, "one message, edited, not one per piece");
+    const [message] = gw.adapter.sent;
+    assert.equal(message?.current, text);
+    assert.ok((message?.edits.length ?? 0) >= 1, "the preview was edited");
+    assert.match(message?.text ?? "", / ▉$/, "the first version was a preview");
+  } finally {
+    await gw.close();
+  }
+});
+
+test("with streaming off for the platform the reply is sent once, whole", async () => {
+  const gw = await startGateway({
+    config: "display:\n  platforms:\n    test:\n      streaming: false\n",
+    provider: { script: [{ text: "a reply that would otherwise have been streamed to the chat", chunkDelayMs: 5 }] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "hi" });
+    await gw.adapter.waitForText(/streamed to the chat$/);
+    assert.equal(gw.adapter.sent.length, 1);
+    assert.deepEqual(gw.adapter.sent[0]?.edits, []);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a reply longer than the platform's limit arrives in parts, in order, each within the limit", async () => {
+  const paragraphs = Array.from({ length: 12 }, (_, i) => `Paragraph ${i}: ${"words ".repeat(20).trim()}.`);
+  const gw = await startGateway({
+    adapter: () => new TestAdapter({ maxMessageLength: 400, canEdit: false }),
+    provider: { script: [{ text: paragraphs.join("\n\n") }] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "write a lot" });
+    await gw.adapter.waitForText(/Paragraph 11/);
+    const parts = gw.adapter.texts();
+    assert.ok(parts.length > 1);
+    assert.ok(parts.every((p) => p.length <= 400));
+    assert.equal(parts.join("\n\n"), paragraphs.join("\n\n"), "cut only at paragraph breaks, nothing lost");
+    assert.equal(gw.adapter.sent[0]?.replyTo, "1", "the first part replies to the message");
+    assert.equal(gw.adapter.sent[1]?.replyTo, null);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("splitting closes a cut code block and reopens it with its language in the next part", () => {
+  const code = Array.from({ length: 30 }, (_, i) => `    value_${i} = compute(${i})`).join("\n");
+  const text = `Here is the script:\n\n\`\`\`python\n${code}\n\`\`\`\n\nThat is all.`;
+  const parts = splitMessage(text, 300);
+  assert.ok(parts.length > 2);
+  for (const part of parts) {
+    assert.ok(part.length <= 300, `${part.length} characters`);
+    const fences = part.split("\n").filter((line) => line.startsWith("```")).length;
+    assert.equal(fences % 2, 0, `every part has balanced fences:\n${part}`);
+  }
+  assert.ok(parts.slice(1, -1).every((p) => p.startsWith("```python\n")));
+  const rejoined = parts.join("\n").replaceAll(/\n```\n```python\n/g, "\n");
+  for (let i = 0; i < 30; i++)
+    assert.ok(rejoined.includes(`    value_${i} = compute(${i})`), `line ${i} kept with its indent`);
+});
+
+test("splitting random text never exceeds the limit and never loses a word", () => {
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  for (let round = 0; round < 200; round++) {
+    const words = Array.from({ length: 20 + Math.floor(random() * 400) }, (_, i) =>
+      random() < 0.05 ? "\n\n" : random() < 0.1 ? "\n" : `w${i}${"x".repeat(Math.floor(random() * 30))}`,
+    );
+    const text = words.join(" ");
+    const limit = 64 + Math.floor(random() * 500);
+    const parts = splitMessage(text, limit);
+    assert.ok(parts.every((p) => p.length <= limit));
+    const tokens = (s: string) => s.split(/\s+/).filter(Boolean);
+    assert.deepEqual(tokens(parts.join(" ")), tokens(text));
+  }
+});
+
+test("tool progress shows each tool as it starts (display.tool_progress all)", async () => {
+  const gw = await startGateway({
+    provider: {
+      script: [
+        { toolCalls: [{ name: "todo", arguments: { todos: [] } }] },
+        { toolCalls: [{ name: "todo", arguments: { todos: [] } }] },
+        { text: "finished" },
+      ],
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "plan it" });
+    await gw.adapter.waitForText(/^finished$/);
+    assert.ok(gw.adapter.texts().includes("⚙ todo\n⚙ todo"), gw.adapter.texts().join(" | "));
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a platform whose listener dies is reconnected and reported while it is down", async () => {
+  const gw = await startGateway({ runner: { reconnectBaseMs: 20 } });
+  try {
+    assert.equal(gw.runner.health().test?.state, "connected");
+    gw.adapter.loseListener("socket closed by peer");
+    assert.deepEqual(gw.runner.health().test, {
+      state: "reconnecting",
+      attempt: 1,
+      lastError: "socket closed by peer",
+    });
+    while (!gw.adapter.connected) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(gw.runner.health().test?.state, "connected");
+    assert.equal(gw.adapter.connects, 2);
+    gw.adapter.inject({ messageId: "1", text: "still there?" });
+    await gw.adapter.waitForText(/^ok$/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("stopping drains: a run in progress finishes and its reply is sent before stop returns", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const gw = await startGateway({
+    provider: {
+      script: [
+        async () => {
+          await gate;
+          return { text: "finished in time" };
+        },
+      ],
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "work" });
+    while (gw.fake.requests.filter((r) => r.method === "POST").length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const stopped = gw.runner.stop(10_000);
+    release();
+    await stopped;
+    assert.deepEqual(gw.adapter.texts(), ["finished in time"]);
+    assert.deepEqual(await gw.store.unfinishedInbound(), []);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a run still going at the drain timeout is interrupted, and the ledger is flushed", async () => {
+  const gw = await startGateway({
+    provider: { script: [{ text: "this will stall", fault: { kind: "stall", afterChunks: 1 } }] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "work" });
+    while (gw.fake.requests.filter((r) => r.method === "POST").length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await gw.runner.stop(50);
+    assert.ok(gw.logs.some((line) => /interrupting them/.test(line)));
+    assert.deepEqual(await gw.store.dueDeliveries(Number.MAX_SAFE_INTEGER, 10), []);
+  } finally {
+    await gw.close();
+  }
+});
