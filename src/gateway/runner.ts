@@ -19,6 +19,12 @@ import { AdapterSupervisor } from "./supervisor.js";
 import { runTurn, type Turn } from "./turn.js";
 import type { AdapterHealth, InboundMessage, PlatformAdapter } from "./types.js";
 
+export interface ReplyTarget {
+  platform: string;
+  chatId: string;
+  threadId: string | null;
+}
+
 export interface GatewayRunnerOptions {
   runtime: HermesRuntime;
   store: GatewayStore;
@@ -169,7 +175,10 @@ export class GatewayRunner {
         return;
       }
     }
-    const auth = await authorize(message, settings, store);
+    const adapter = this.adapters.get(message.platform);
+    const auth = adapter?.authenticatesSenders
+      ? ({ allowed: true, admin: false, via: "signed by the sender" } as const)
+      : await authorize(message, settings, store);
     if (!auth.allowed) {
       if (auth.action === "pair") {
         const request = await requestPairing(message, store);
@@ -179,7 +188,13 @@ export class GatewayRunner {
       await store.finishInbound(key, this.now());
       return;
     }
-    const command = parseCommand(message.text);
+    if (message.deliverOnly) {
+      await this.reply(message, sessionKey, message.text);
+      await store.finishInbound(key, this.now());
+      return;
+    }
+    // Signed senders (webhooks) write prompts, not commands.
+    const command = adapter?.authenticatesSenders ? undefined : parseCommand(message.text);
     if (command) {
       const context: CommandContext = { runner: this, message, sessionKey, admin: auth.admin };
       await handleCommand(context, command);
@@ -238,17 +253,26 @@ export class GatewayRunner {
     );
   }
 
-  /** Sends a text to the message's chat through the ledger. */
+  /** Where answers to `message` go: its own chat, or the target its platform named. */
+  async replyTarget(message: InboundMessage): Promise<ReplyTarget> {
+    const own = { platform: message.platform, chatId: message.chatId, threadId: message.threadId ?? null };
+    const to = message.deliverTo;
+    if (!to) return own;
+    if (to.chatId) return { platform: to.platform, chatId: to.chatId, threadId: to.threadId ?? null };
+    const home = await this.store.homeChannel(to.platform);
+    if (home) return { platform: to.platform, chatId: home.chatId, threadId: home.threadId };
+    this.log(
+      `${to.platform} has no home channel (send /sethome there); the answer to ${message.platform} ${message.chatId} goes to the log`,
+    );
+    return own;
+  }
+
+  /** Sends a text to where answers to the message go, through the ledger. */
   async reply(message: InboundMessage, sessionKey: string | null, text: string): Promise<void> {
-    const adapter = this.adapters.get(message.platform);
+    const target = await this.replyTarget(message);
+    const adapter = this.adapters.get(target.platform);
     const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(text) : text;
-    await this.deliveries.deliver({
-      platform: message.platform,
-      chatId: message.chatId,
-      threadId: message.threadId ?? null,
-      sessionKey,
-      text: formatted,
-    });
+    await this.deliveries.deliver({ ...target, sessionKey, text: formatted });
   }
 
   /** Asks the chat to approve a command; waits for /approve or /deny, denying on timeout. */

@@ -36,10 +36,12 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
   const sessionId = route && !why ? route.sessionId : undefined;
   const cached = runner.cachedAgent(sessionKey);
   if (cached && sessionId && cached.sessionId !== sessionId) runtime.evict(sessionKey);
+  // Nobody reads a signed sender's chat (a webhook) to answer prompts: the agent runs unattended.
+  const attended = !runner.adapter(message.platform)?.authenticatesSenders;
   return runtime.agentFor(sessionKey, {
     platform: message.platform,
     toolsets: settings.toolsets(message.platform),
-    interactive: true,
+    interactive: attended,
     ...(sessionId ? { sessionId } : {}),
     requestApproval: (request) => runner.askApproval(message, sessionKey, request),
     clarify: (question, choices) => runner.askQuestion(message, sessionKey, question, choices),
@@ -68,14 +70,18 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     return;
   }
   const agent = await sessionAgent(runner, sessionKey, message);
-  const address = { chatId: message.chatId, threadId: message.threadId ?? null };
-  const display = runner.settings.display(message.platform);
+  const target = await runner.replyTarget(message);
+  const targetAdapter = runner.adapter(target.platform) ?? adapter;
+  const address = { chatId: target.chatId, threadId: target.threadId };
+  const display = runner.settings.display(target.platform);
+  // Previews go only to a person watching the chat the message came from.
+  const watched = !message.deliverTo && !adapter.authenticatesSenders;
   const stream = new ReplyStream({
-    adapter,
+    adapter: targetAdapter,
     address,
-    streaming: display.streaming,
+    streaming: watched && display.streaming,
     editIntervalMs: display.editIntervalMs,
-    toolProgress: display.toolProgress,
+    toolProgress: watched ? display.toolProgress : "off",
     log: (line) => runner.log(line),
   });
   const unsubscribe = agent.on(stream.listener);
@@ -110,20 +116,20 @@ async function sendReply(
   previewId: string | undefined,
 ): Promise<void> {
   const { message, sessionKey } = turn;
-  const adapter = runner.adapter(message.platform);
-  if (!adapter) return;
+  const target = await runner.replyTarget(message);
+  // A target platform that is not running still gets a ledger entry: it is retried, then recorded as failed.
+  const adapter = runner.adapter(target.platform);
   if (!reply.trim()) {
-    if (previewId) await adapter.delete?.({ chatId: message.chatId, threadId: message.threadId ?? null }, previewId);
+    if (previewId) await adapter?.delete?.({ chatId: target.chatId, threadId: target.threadId }, previewId);
     return;
   }
-  const formatted = adapter.formatMarkdown ? adapter.formatMarkdown(reply) : reply;
-  const parts = splitMessage(formatted, adapter.maxMessageLength);
+  const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(reply) : reply;
+  const parts = splitMessage(formatted, adapter?.maxMessageLength ?? 4096);
+  const ownChat = target.platform === message.platform && target.chatId === message.chatId;
   for (const [index, text] of parts.entries()) {
     await runner.deliveries.deliver({
-      platform: message.platform,
-      chatId: message.chatId,
-      threadId: message.threadId ?? null,
-      replyTo: index === 0 ? message.messageId : null,
+      ...target,
+      replyTo: index === 0 && ownChat ? message.messageId : null,
       sessionKey,
       text,
       editMessageId: index === 0 ? previewId : undefined,

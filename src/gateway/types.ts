@@ -31,6 +31,13 @@ export interface InboundMessage {
   replyTo?: string;
   /** Epoch ms the platform says the message was sent. */
   sentAt?: number;
+  /**
+   * Where the answer goes when not back to this chat (a webhook's `deliver`): a platform's home
+   * channel, or one of its chats.
+   */
+  deliverTo?: { platform: string; chatId?: string; threadId?: string };
+  /** Deliver the text as it is, without running the agent (a webhook's `deliver_only`). */
+  deliverOnly?: boolean;
 }
 
 /** Where a message goes. */
@@ -91,6 +98,8 @@ export interface PlatformAdapter {
   readonly maxMessageLength: number;
   /** Whether `edit` works, so replies can stream by progressive edits. */
   readonly canEdit: boolean;
+  /** The adapter proves who sent each message itself (webhook signatures): no allowlist applies. */
+  readonly authenticatesSenders?: boolean;
   connect(events: AdapterEvents): Promise<void>;
   disconnect(): Promise<void>;
   send(message: OutboundText): Promise<SentMessage>;

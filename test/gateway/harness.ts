@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
 import { GatewayRunner, type GatewayRunnerOptions } from "../../src/gateway/runner.js";
 import { resolveGatewaySettings } from "../../src/gateway/settings.js";
+import type { PlatformAdapter } from "../../src/gateway/types.js";
 import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
 import { type GatewayStore, openGatewayStore } from "../../src/state/gateway-store.js";
 import { startFakeProvider } from "../fake-provider/server.js";
@@ -34,6 +35,8 @@ export interface GatewayHarnessOptions {
   env?: Record<string, string>;
   runner?: Partial<GatewayRunnerOptions>;
   adapter?: () => TestAdapter;
+  /** More platforms beside the test one (built anew on every start). */
+  extraAdapters?: () => PlatformAdapter[];
 }
 
 export async function startGateway(options: GatewayHarnessOptions = {}): Promise<GatewayHarness> {
@@ -53,7 +56,7 @@ export async function startGateway(options: GatewayHarnessOptions = {}): Promise
       runtime,
       store,
       settings: resolveGatewaySettings(runtime.config, env),
-      adapters: [adapter],
+      adapters: [adapter, ...(options.extraAdapters?.() ?? [])],
       log: (line) => logs.push(line),
       reconnectBaseMs: 5,
       retryBaseMs: 5,
