@@ -1,64 +1,146 @@
-/** The foreground gateway process: open the runtime, start the API server, stop cleanly on a signal. */
+/**
+ * The foreground gateway process: open the runtime once, start the API server and the enabled
+ * messaging platforms on it, keep $HERMES_HOME/gateway/state.json current, and on SIGTERM or
+ * SIGINT drain (agent.restart_drain_timeout), send what the ledger holds, and stop.
+ */
+import { join } from "node:path";
 import { loadConfigAsync } from "../state/config-load.js";
 import { hermesHome } from "../state/paths.js";
+import { log } from "../util/log.js";
 import { redactSecrets } from "../util/redact.js";
 import { UsageError } from "./exit-codes.js";
 
 const say = (message: string) => process.stderr.write(`hermes gateway: ${redactSecrets(message)}\n`);
 
-export async function runGateway(): Promise<void> {
+export interface RunGatewayOptions {
+  /** Start even when the restart-loop guard says the gateway keeps dying. */
+  force?: boolean;
+}
+
+const NOTHING_ENABLED =
+  "nothing to run: no messaging platform is enabled and the API server is off. Enable one in " +
+  "~/.hermes/config.yaml (platforms.webhook.enabled: true), or set API_SERVER_ENABLED=true and " +
+  "API_SERVER_KEY in ~/.hermes/.env (hermes help api-server).";
+
+export async function runGateway(options: RunGatewayOptions = {}): Promise<void> {
+  const home = hermesHome();
   const { ApiServerSettingsError, assertUsableKeys, resolveApiServerSettings } = await import(
     "../api-server/settings.js"
   );
-  const { config } = await loadConfigAsync({ home: hermesHome() });
-  let settings: ReturnType<typeof resolveApiServerSettings>;
+  const { enabledPlatforms } = await import("../gateway/platforms.js");
+  const { config } = await loadConfigAsync({ home });
+  let api: ReturnType<typeof resolveApiServerSettings>;
   try {
-    settings = resolveApiServerSettings(config, process.env);
-    if (!settings.enabled) {
-      throw new UsageError(
-        "nothing to run: the API server is off and no messaging platform is available yet. " +
-          "Set API_SERVER_ENABLED=true and API_SERVER_KEY in ~/.hermes/.env (hermes help api-server).",
-      );
-    }
-    assertUsableKeys(settings);
+    api = resolveApiServerSettings(config, process.env);
+    if (api.enabled) assertUsableKeys(api);
   } catch (error) {
     if (error instanceof ApiServerSettingsError) throw new UsageError(error.message);
     throw error;
   }
+  const gatewayLog = (line: string) => {
+    log("info", "gateway", line);
+    say(line);
+  };
+  let platforms: Awaited<ReturnType<typeof enabledPlatforms>>;
+  try {
+    platforms = await enabledPlatforms(config, { home, log: gatewayLog });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  for (const notice of platforms.notices) say(notice);
+  if (!api.enabled && platforms.adapters.length === 0) throw new UsageError(NOTHING_ENABLED);
+
+  const state = await import("../gateway/process-state.js");
+  const guard = config.gateway.restart_loop_guard;
+  const loop = state.checkRestartLoop(home, guard.max_restarts, guard.window_seconds * 1000);
+  if (loop && !options.force) throw new UsageError(loop);
+
+  // Installed before anything starts, so a signal during start-up also stops cleanly.
+  let signalled: NodeJS.Signals | undefined;
+  let wake: () => void = () => {};
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    wake();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
 
   const { openRuntime } = await import("../runtime/runtime.js");
   const runtime = await openRuntime({
     platform: "api_server",
     toolsets: ["hermes-api-server"],
     skipDotEnv: true,
-    callbacks: { onNotice: (message) => say(message) },
+    callbacks: { onNotice: (message) => gatewayLog(message) },
   });
-  const { startApiServer } = await import("../api-server/server.js");
-  let server: Awaited<ReturnType<typeof startApiServer>>;
+  const stops: Array<() => Promise<void>> = [async () => runtime.close()];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch((error: Error) => say(error.message));
+  };
+  let apiUrl: string | null = null;
+  let runner: import("../gateway/runner.js").GatewayRunner | undefined;
   try {
-    server = await startApiServer({ runtime, settings, log: say });
-  } catch (error) {
-    await runtime.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") {
-      throw new UsageError(
-        `${settings.host}:${settings.port} is already in use: stop the other server or set API_SERVER_PORT`,
+    if (api.enabled) {
+      const { startApiServer } = await import("../api-server/server.js");
+      const server = await startApiServer({ runtime, settings: api, log: say }).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === "EADDRINUSE") {
+            throw new UsageError(
+              `${api.host}:${api.port} is already in use: stop the other server or set API_SERVER_PORT`,
+            );
+          }
+          throw error;
+        },
       );
+      stops.push(() => server.close());
+      apiUrl = server.url;
+      say(`API server listening on ${server.url} (model "${api.modelName}", ${runtime.provider}/${runtime.model})`);
+    }
+    if (platforms.adapters.length > 0) {
+      const { openGatewayStore } = await import("../state/gateway-store.js");
+      const { GatewayRunner } = await import("../gateway/runner.js");
+      const { resolveGatewaySettings } = await import("../gateway/settings.js");
+      const store = await openGatewayStore(join(home, "state.db"));
+      stops.push(async () => store.close());
+      runner = new GatewayRunner({
+        runtime,
+        store,
+        settings: resolveGatewaySettings(runtime.config, process.env),
+        adapters: platforms.adapters,
+        log: gatewayLog,
+      });
+      const started = runner;
+      stops.push(() => started.stop(config.agent.restart_drain_timeout * 1000));
+      await runner.start();
+    }
+  } catch (error) {
+    await stopAll();
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new UsageError(`a platform's port is already in use: ${(error as Error).message}`);
     }
     throw error;
   }
-  say(`API server listening on ${server.url} (model "${settings.modelName}", ${runtime.provider}/${runtime.model})`);
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      say(`${signal} received; stopping`);
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-  await server.close();
-  await runtime.close();
+  const startedAt = Date.now();
+  const publish = () =>
+    state.writeProcessState(home, {
+      pid: process.pid,
+      startedAt,
+      updatedAt: Date.now(),
+      apiServer: apiUrl,
+      platforms: runner?.health() ?? {},
+    });
+  publish();
+  const refresher = setInterval(publish, 10_000);
+  refresher.unref();
+  const names = platforms.adapters.map((a) => a.platform);
+  say(`ready${names.length ? `; platforms: ${names.join(", ")}` : ""}${apiUrl ? `; API server ${apiUrl}` : ""}`);
+
+  if (!signalled) await new Promise<void>((resolve) => (wake = resolve));
+  say(`${signalled} received; stopping`);
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+  clearInterval(refresher);
+  await stopAll();
+  state.clearProcessState(home);
+  say("stopped");
 }

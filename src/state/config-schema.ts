@@ -145,6 +145,11 @@ const gatewaySection = section({
   queue_limit: integerAtLeast(1, 10),
   /** Our addition: a message whose run crashed the process this many times is set aside. */
   max_inbound_attempts: integerAtLeast(1, 2),
+  /** A gateway started this many times within the window refuses to start again (a crash loop). */
+  restart_loop_guard: section({
+    max_restarts: integerAtLeast(1, 3),
+    window_seconds: integerAtLeast(1, 60),
+  }),
   /** Overrides `display.busy_input_mode` for the gateway ("" = follow it). */
   busy_input_mode: oneOf(["", "interrupt", "queue", "steer"]).default(""),
   /** Agents kept in memory by a long-lived process (our addition); transcripts reload from the store. */
@@ -166,6 +171,8 @@ export const configSchema = z.object(
       first_byte_timeout: numberBetween(0.1, 3600, 30),
       /** Our addition: a model reply larger than this (UTF-8 bytes) is cut with a note. */
       max_reply_bytes: integerAtLeast(1024, 1024 * 1024),
+      /** Seconds a stopping gateway lets running turns finish before interrupting them. */
+      restart_drain_timeout: numberBetween(0, 3600, 0),
     }),
     toolsets: stringList(["hermes-cli"]),
     /** Toolsets per platform (cli, api_server, telegram, ...), in place of `toolsets` there. */

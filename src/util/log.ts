@@ -1,6 +1,6 @@
 /**
- * The process's log: `agent.log` (everything at or above the configured level) and `errors.log`
- * (warnings and errors) in one directory, rotated by size, every line redacted. Until a surface
+ * The process's log: `agent.log` (everything at or above the configured level), `errors.log`
+ * (warnings and errors) and `gateway.log` (the messaging gateway's own lines) in one directory, rotated by size, every line redacted. Until a surface
  * calls `configureLog`, logging costs one branch. Lines are buffered and written together on
  * the next turn of the event loop, and at exit, so a busy loop does not pay a write per line.
  *
@@ -34,9 +34,10 @@ interface Target {
 let active:
   | { dir: string; level: number; maxBytes: number; backups: number; mirror?: (line: string) => void }
   | undefined;
-const targets: { all: Target; errors: Target } = {
+const targets: { all: Target; errors: Target; gateway: Target } = {
   all: { path: "", pending: [] },
   errors: { path: "", pending: [] },
+  gateway: { path: "", pending: [] },
 };
 let flushScheduled = false;
 let exitHooked = false;
@@ -66,6 +67,7 @@ export function configureLog(dir: string, options: LogOptions = {}): void {
   };
   targets.all.path = join(dir, "agent.log");
   targets.errors.path = join(dir, "errors.log");
+  targets.gateway.path = join(dir, "gateway.log");
   if (!exitHooked) {
     exitHooked = true;
     process.on("exit", flushLog);
@@ -87,6 +89,7 @@ export function log(level: LogLevel, component: string, message: string, fields?
   const line = formatLogLine(level, component, message, fields);
   targets.all.pending.push(line);
   if (RANK[level] >= RANK.warn) targets.errors.pending.push(line);
+  if (component === "gateway") targets.gateway.pending.push(line);
   active.mirror?.(line);
   if (!flushScheduled) {
     flushScheduled = true;
@@ -142,4 +145,5 @@ export function flushLog(): void {
   flushScheduled = false;
   writeTarget(targets.all);
   writeTarget(targets.errors);
+  writeTarget(targets.gateway);
 }

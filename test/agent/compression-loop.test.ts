@@ -245,7 +245,9 @@ test("probes a custom server for its window only once the prompt is large enough
   }
 });
 
-test("an interrupt while the summary is being written ends the turn at once and loses nothing", { timeout: 20_000 }, async () => {
+test("an interrupt while the summary is being written ends the turn at once and loses nothing", {
+  timeout: 20_000,
+}, async () => {
   let summaries = 0;
   const options: FakeProviderOptions = {
     fallback: (req) => {
@@ -267,7 +269,10 @@ test("an interrupt while the summary is being written ends the turn at once and 
     assert.equal(turnRequests(h.fake.requests).length, 0, "no model call was made after the interrupt");
     const kept = await store.getMessages(agent.sessionId);
     assert.ok(kept.length >= history.length, "every earlier turn is still stored");
-    assert.equal(kept.some((m) => String(m.content).includes(SUMMARY_TAG)), false);
+    assert.equal(
+      kept.some((m) => String(m.content).includes(SUMMARY_TAG)),
+      false,
+    );
 
     // The abandoned summary is not a failure: the next turn compresses as usual.
     const next = await agent.runConversation("and now?");

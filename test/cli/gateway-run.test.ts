@@ -83,3 +83,72 @@ test("gateway run serves the API until SIGTERM, then exits 0", async () => {
   }
   assert.equal(stdout, "", "the gateway writes nothing to stdout");
 });
+
+test("gateway run serves an enabled webhook platform, logs to gateway.log, and leaves no state after SIGTERM", async () => {
+  const dir = home();
+  const { appendFileSync, existsSync, readFileSync } = await import("node:fs");
+  const { createHmac } = await import("node:crypto");
+  appendFileSync(
+    join(dir, "config.yaml"),
+    "platforms:\n  webhook:\n    enabled: true\n    extra:\n      port: 0\n      routes:\n        ping:\n          secret: s3cret-value\n          prompt: 'ping {n}'\n",
+  );
+  const child = spawn(process.execPath, ["dist/cli/main.js", "gateway", "run"], {
+    env: env(dir, {}),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      const match = /webhook: listening on (http:\/\/\S+)\/webhooks/.exec(stderr);
+      if (match && /ready; platforms: webhook/.test(stderr)) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code} before listening: ${stderr}`)));
+  });
+  try {
+    const state = JSON.parse(readFileSync(join(dir, "gateway", "state.json"), "utf8"));
+    assert.equal(state.pid, child.pid);
+    assert.equal(state.platforms.webhook.state, "connected");
+    const body = JSON.stringify({ n: 1 });
+    const res = await fetch(`${url}/webhooks/ping`, {
+      method: "POST",
+      headers: { "x-webhook-signature": createHmac("sha256", "s3cret-value").update(body).digest("hex") },
+      body,
+    });
+    assert.equal(res.status, 202);
+    while (!/webhook ping: from the gateway/.test(stderr)) await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0, stderr);
+  }
+  assert.equal(existsSync(join(dir, "gateway", "state.json")), false);
+  const logged = readFileSync(join(dir, "logs", "gateway.log"), "utf8");
+  assert.match(logged, /webhook ping: from the gateway/);
+  assert.doesNotMatch(logged, /s3cret-value/);
+});
+
+test("a gateway that keeps dying at start is refused after gateway.restart_loop_guard.max_restarts, unless forced", async () => {
+  const dir = home();
+  const { appendFileSync, mkdirSync } = await import("node:fs");
+  appendFileSync(join(dir, "config.yaml"), "gateway:\n  restart_loop_guard:\n    max_restarts: 2\n");
+  mkdirSync(join(dir, "gateway"), { recursive: true });
+  const now = Date.now();
+  writeFileSync(join(dir, "gateway", "starts.json"), JSON.stringify([now - 2000, now - 1000]));
+  const refused = await runNode(["dist/cli/main.js", "gateway", "run"], {
+    env: env(dir, { WEBHOOK_ENABLED: "true", WEBHOOK_PORT: "0" }),
+  });
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /started 3 times in the last 60 s/);
+  assert.match(refused.stderr, /--force/);
+});
+
+test("an enabled platform this build has no adapter for is named, not silently skipped", async () => {
+  const dir = home();
+  const { appendFileSync } = await import("node:fs");
+  appendFileSync(join(dir, "config.yaml"), "platforms:\n  matrix:\n    enabled: true\n");
+  const run = await runNode(["dist/cli/main.js", "gateway", "run"], { env: env(dir, {}) });
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /platforms\.matrix is enabled, but this build has no matrix adapter yet/);
+  assert.match(run.stderr, /nothing to run/);
+});

@@ -1,16 +1,20 @@
 /**
- * `hermes gateway run`: the long-lived process that serves the agent beyond the terminal. Today
- * it hosts the OpenAI-compatible API server; its modules load only when the command runs.
+ * `hermes gateway run`: the long-lived process that serves the agent beyond the terminal: the
+ * messaging platforms, webhooks and the OpenAI-compatible API server. Its modules load only when
+ * the command runs.
  */
 import type { Command } from "commander";
 
 export function registerGatewayCommands(program: Command): void {
-  const gateway = program.command("gateway").description("run the gateway (the OpenAI-compatible API server)");
+  const gateway = program
+    .command("gateway")
+    .description("run the gateway: messaging platforms, webhooks and the OpenAI-compatible API server");
   gateway
     .command("run")
-    .description("run in the foreground until interrupted (API_SERVER_ENABLED=true starts the API server)")
-    .action(async () => {
+    .description("run in the foreground until interrupted")
+    .option("--force", "start even if the restart-loop guard says the gateway keeps dying")
+    .action(async (opts: { force?: boolean }) => {
       const { runGateway } = await import("../gateway-run.js");
-      await runGateway();
+      await runGateway({ force: opts.force === true });
     });
 }

@@ -38,6 +38,7 @@ export function selectLines(text: string, options: { count: number; since?: numb
 
 interface LogsOptions {
   errors?: boolean;
+  gateway?: boolean;
   lines?: string;
   since?: string;
   follow?: boolean;
@@ -48,6 +49,7 @@ export function registerLogsCommand(program: Command, io: CommandIo = processIo)
     .command("logs")
     .description("show the agent's log ($HERMES_HOME/logs/agent.log), or errors.log")
     .option("--errors", "show errors.log (warnings and errors only)")
+    .option("--gateway", "show gateway.log (the messaging gateway's own lines)")
     .option("-n, --lines <n>", "how many lines (default 50)")
     .option("--since <when>", "only lines since a duration ago (30s, 10m, 2h, 1d) or a date/time")
     .option("-f, --follow", "keep printing new lines until Ctrl-C")
@@ -59,7 +61,9 @@ export function registerLogsCommand(program: Command, io: CommandIo = processIo)
       const { existsSync, readFileSync } = await import("node:fs");
       const { join } = await import("node:path");
       const { hermesHome } = await import("../../state/paths.js");
-      const path = join(hermesHome(), "logs", opts.errors ? "errors.log" : "agent.log");
+      if (opts.errors && opts.gateway) throw new UsageError("--errors and --gateway name different files: pick one");
+      const file = opts.errors ? "errors.log" : opts.gateway ? "gateway.log" : "agent.log";
+      const path = join(hermesHome(), "logs", file);
       if (!existsSync(path) && !opts.follow) {
         io.err(`no log yet at ${path} (it is written by hermes chat, the TUI and hermes gateway run)`);
         return;

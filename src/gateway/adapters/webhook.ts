@@ -93,6 +93,7 @@ export class WebhookAdapter implements PlatformAdapter {
       });
     });
     this.server = server;
+    this.options.log?.(`webhook: listening on ${this.url}/webhooks/<route> (${this.routes.size} route(s))`);
   }
 
   async disconnect(): Promise<void> {
