@@ -12,6 +12,7 @@ import { registerHelpCommand } from "./commands/help.js";
 import { registerLogsCommand } from "./commands/logs.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelCommand } from "./commands/model.js";
+import { registerPairingCommands } from "./commands/pairing.js";
 import { registerProfileCommands } from "./commands/profile.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
 import { registerSetupCommand } from "./commands/setup.js";
@@ -121,6 +122,7 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerToolsCommand(program);
   registerGatewayCommands(program);
+  registerPairingCommands(program);
   registerLogsCommand(program);
   registerHelpCommand(program);
 

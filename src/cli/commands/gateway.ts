@@ -17,4 +17,44 @@ export function registerGatewayCommands(program: Command): void {
       const { runGateway } = await import("../gateway-run.js");
       await runGateway({ force: opts.force === true });
     });
+  const service = async () => import("../gateway-service.js");
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  gateway
+    .command("start")
+    .description("start in the background (through the systemd user unit when installed)")
+    .action(async () => {
+      process.exitCode = await (await service()).startGateway(say);
+    });
+  gateway
+    .command("stop")
+    .description("stop the background gateway (it drains first)")
+    .action(async () => {
+      process.exitCode = await (await service()).stopGateway(say);
+    });
+  gateway
+    .command("restart")
+    .description("stop, then start")
+    .action(async () => {
+      const { startGateway, stopGateway } = await service();
+      const stopped = await stopGateway(say);
+      process.exitCode = stopped === 0 ? await startGateway(say) : stopped;
+    });
+  gateway
+    .command("status")
+    .description("whether it runs, and each platform's health (exit 1 when not running)")
+    .action(async () => {
+      process.exitCode = (await service()).gatewayStatus(say);
+    });
+  gateway
+    .command("install")
+    .description("write a systemd user unit (a launchd agent on macOS)")
+    .action(async () => {
+      process.exitCode = (await service()).installService(say);
+    });
+  gateway
+    .command("uninstall")
+    .description("remove the unit written by install")
+    .action(async () => {
+      process.exitCode = (await service()).uninstallService(say);
+    });
 }
