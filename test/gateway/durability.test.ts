@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { test } from "node:test";
 import { POSSIBLE_DUPLICATE_NOTE } from "../../src/gateway/delivery.js";
 import { PlatformSendError } from "../../src/gateway/types.js";
@@ -116,6 +117,50 @@ test("a message that crashed the gateway once runs again; after two crashes it i
     await gw.runner.stop();
     assert.equal(modelRequests(gw.fake).length, 1, "only the message that crashed once ran again");
     assert.deepEqual(await gw.store.unfinishedInbound(), []);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a gateway killed with SIGKILL while a reply was on its way resends it once, marked, after the restart", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { tempDir } = await import("../state/temp-dir.js");
+  const home = tempDir("hermes-gateway-kill-");
+  // The child sends through the real delivery queue; the platform call kills the process mid-send.
+  const crasher = `
+    const [storeUrl, deliveryUrl, path] = process.argv.slice(1);
+    const { openGatewayStore } = await import(storeUrl);
+    const { DeliveryQueue } = await import(deliveryUrl);
+    const store = await openGatewayStore(path);
+    const dying = {
+      platform: "test", maxMessageLength: 4096, canEdit: false,
+      async connect() {}, async disconnect() {},
+      async send() { process.kill(process.pid, "SIGKILL"); await new Promise(() => {}); },
+    };
+    const queue = new DeliveryQueue({ store, adapter: () => dying });
+    await queue.deliver({ platform: "test", chatId: "chat-1", text: "the answer you waited for" });
+  `;
+  const modules = ["../../src/state/gateway-store.ts", "../../src/gateway/delivery.ts"].map(
+    (path) => new URL(path, import.meta.url).href,
+  );
+  const crashed = spawnSync(process.execPath, [
+    "--import",
+    "tsx",
+    "--input-type=module",
+    "-e",
+    crasher,
+    ...modules,
+    join(home, "state.db"),
+  ]);
+  assert.equal(crashed.signal, "SIGKILL", crashed.stderr.toString());
+
+  const gw = await startGateway({ home });
+  try {
+    const resent = await gw.adapter.waitForText(/the answer you waited for/);
+    assert.equal(resent, `${POSSIBLE_DUPLICATE_NOTE}\nthe answer you waited for`);
+    await gw.restart();
+    await gw.runner.stop();
+    assert.equal(gw.adapter.sent.length, 0, "a second restart sends nothing");
   } finally {
     await gw.close();
   }

@@ -35,13 +35,15 @@ export interface GatewayHarnessOptions {
   env?: Record<string, string>;
   runner?: Partial<GatewayRunnerOptions>;
   adapter?: () => TestAdapter;
+  /** Use this HERMES_HOME (a state.db another process left behind) instead of a new one. */
+  home?: string;
   /** More platforms beside the test one (built anew on every start). */
   extraAdapters?: () => PlatformAdapter[];
 }
 
 export async function startGateway(options: GatewayHarnessOptions = {}): Promise<GatewayHarness> {
   const fake = await startFakeProvider(options.provider ?? {});
-  const home = tempDir("hermes-gateway-");
+  const home = options.home ?? tempDir("hermes-gateway-");
   writeFileSync(
     join(home, "config.yaml"),
     `model:\n  default: fake-model\n  provider: custom\n  base_url: ${fake.url}/v1\n${options.config ?? ""}`,
