@@ -5,7 +5,8 @@
  */
 import { packageVersion } from "../util/version.js";
 import type { GatewayRunner } from "./runner.js";
-import type { Turn } from "./turn.js";
+import type { ToolProgressMode } from "./settings.js";
+import { sessionAgent, type Turn } from "./turn.js";
 import type { InboundMessage } from "./types.js";
 
 export interface CommandContext {
@@ -256,12 +257,41 @@ const COMMANDS: Record<string, GatewayCommand> = {
       return `Continuing "${session.title ?? session.id}".`;
     },
   },
+  reasoning: {
+    summary: "the model's reasoning effort here: /reasoning [none|minimal|low|medium|high|xhigh]",
+    async run(ctx, args) {
+      const agent = await sessionAgent(ctx.runner, ctx.sessionKey, ctx.message);
+      if (!args) return `Reasoning effort: ${agent.options.reasoningEffort || "the model's default"}.`;
+      const level = args.toLowerCase();
+      if (!REASONING_LEVELS.includes(level)) return `Usage: /reasoning [${REASONING_LEVELS.join("|")}]`;
+      agent.options.reasoningEffort = level;
+      return `Reasoning effort set to ${level} for this conversation.`;
+    },
+  },
+  verbose: {
+    summary: "cycle the tool progress shown here: off, new, all, verbose",
+    whileBusy: true,
+    async run(ctx, args) {
+      const current =
+        ctx.runner.toolProgressChoice.get(ctx.sessionKey) ??
+        ctx.runner.settings.display(ctx.message.platform).toolProgress;
+      const wanted = args.toLowerCase();
+      const next = (PROGRESS_MODES as readonly string[]).includes(wanted)
+        ? (wanted as ToolProgressMode)
+        : PROGRESS_MODES[(PROGRESS_MODES.indexOf(current) + 1) % PROGRESS_MODES.length]!;
+      ctx.runner.toolProgressChoice.set(ctx.sessionKey, next);
+      return `Tool progress here: ${next}.`;
+    },
+  },
   model: {
     summary: "the model in use",
     whileBusy: true,
     run: async (ctx) => `${ctx.runner.runtime.provider}/${ctx.runner.runtime.model}`,
   },
 };
+
+const REASONING_LEVELS = ["none", "minimal", "low", "medium", "high", "xhigh"];
+const PROGRESS_MODES: readonly ToolProgressMode[] = ["off", "new", "all", "verbose"];
 
 function oneLine(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, " ").trim();

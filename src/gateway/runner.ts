@@ -14,7 +14,7 @@ import { DeliveryQueue } from "./delivery.js";
 import { PendingInteractions } from "./interactions.js";
 import { LaneSet } from "./lanes.js";
 import { buildSessionKey } from "./session-key.js";
-import type { GatewaySettings } from "./settings.js";
+import { type GatewaySettings, platformConfig, type ToolProgressMode } from "./settings.js";
 import { AdapterSupervisor } from "./supervisor.js";
 import { runTurn, type Turn } from "./turn.js";
 import type { AdapterHealth, InboundMessage, PlatformAdapter } from "./types.js";
@@ -48,6 +48,8 @@ export class GatewayRunner {
   private readonly supervisors: AdapterSupervisor[] = [];
   private readonly accepting = new Set<Promise<void>>();
   private stopping = false;
+  /** /verbose: tool progress chosen in a chat, by session key. */
+  readonly toolProgressChoice = new Map<string, ToolProgressMode>();
   readonly startedAt = Date.now();
   readonly now: () => number;
 
@@ -261,6 +263,8 @@ export class GatewayRunner {
     if (to.chatId) return { platform: to.platform, chatId: to.chatId, threadId: to.threadId ?? null };
     const home = await this.store.homeChannel(to.platform);
     if (home) return { platform: to.platform, chatId: home.chatId, threadId: home.threadId };
+    const configured = platformConfig(this.runtime.config, to.platform)?.home_channel;
+    if (configured) return { platform: to.platform, chatId: configured, threadId: null };
     this.log(
       `${to.platform} has no home channel (send /sethome there); the answer to ${message.platform} ${message.chatId} goes to the log`,
     );

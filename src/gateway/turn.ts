@@ -81,7 +81,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     address,
     streaming: watched && display.streaming,
     editIntervalMs: display.editIntervalMs,
-    toolProgress: watched ? display.toolProgress : "off",
+    toolProgress: watched ? (runner.toolProgressChoice.get(sessionKey) ?? display.toolProgress) : "off",
     log: (line) => runner.log(line),
   });
   const unsubscribe = agent.on(stream.listener);

@@ -149,3 +149,59 @@ test("/sethome makes the chat the platform's home channel", async () => {
     await gw.close();
   }
 });
+
+test("/reasoning sets the effort the next turns ask for; /verbose cycles the tool progress shown in the chat", async () => {
+  const gw = await startGateway({
+    provider: {
+      script: [{ text: "one" }, { toolCalls: [{ name: "todo", arguments: { todos: [] } }] }, { text: "two" }],
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "/reasoning high" });
+    await gw.adapter.waitForText(/Reasoning effort set to high/);
+    gw.adapter.inject({ messageId: "2", text: "think" });
+    await gw.adapter.waitForText(/^one$/);
+    assert.equal(modelRequests(gw.fake)[0]?.body.reasoning_effort, "high");
+    gw.adapter.inject({ messageId: "3", text: "/reasoning" });
+    await gw.adapter.waitForText(/Reasoning effort: high/);
+
+    gw.adapter.inject({ messageId: "4", text: "/verbose off" });
+    await gw.adapter.waitForText(/Tool progress here: off/);
+    gw.adapter.inject({ messageId: "5", text: "plan" });
+    await gw.adapter.waitForText(/^two$/);
+    assert.ok(!gw.adapter.texts().some((t) => t.startsWith("⚙")), "no progress lines with /verbose off");
+    gw.adapter.inject({ messageId: "6", text: "/verbose" });
+    await gw.adapter.waitForText(/Tool progress here: new/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a webhook-style answer for a platform with no /sethome goes to platforms.<p>.home_channel", async () => {
+  const gw = await startGateway({ config: "platforms:\n  test:\n    home_channel: configured-home\n" });
+  try {
+    const target = await gw.runner.replyTarget({
+      platform: "webhook",
+      chatId: "r",
+      chatType: "dm",
+      userId: "w",
+      messageId: "1",
+      text: "x",
+      deliverTo: { platform: "test" },
+    });
+    assert.deepEqual(target, { platform: "test", chatId: "configured-home", threadId: null });
+    await gw.store.setHomeChannel({ platform: "test", chatId: "set-by-command", threadId: null });
+    const later = await gw.runner.replyTarget({
+      platform: "webhook",
+      chatId: "r",
+      chatType: "dm",
+      userId: "w",
+      messageId: "2",
+      text: "x",
+      deliverTo: { platform: "test" },
+    });
+    assert.equal(later.chatId, "set-by-command", "/sethome wins over config");
+  } finally {
+    await gw.close();
+  }
+});
