@@ -33,6 +33,8 @@ export interface GatewayRunnerOptions {
   log?: (message: string) => void;
   /** First reconnect delay of a platform whose listener died (default 1 s, doubling). */
   reconnectBaseMs?: number;
+  /** How often each platform's listener is checked (default 60 s). */
+  watchdogMs?: number;
   /** How long an approval prompt waits for /approve or /deny (default approvals.timeout). */
   approvalTimeoutMs?: number;
   /** First retry delay of a failed send (default 2 s). */
@@ -126,6 +128,7 @@ export class GatewayRunner {
         inbound: (message) => this.accept(message),
         log: (message) => this.log(message),
         baseDelayMs: this.options.reconnectBaseMs ?? 1000,
+        ...(this.options.watchdogMs !== undefined ? { watchdogMs: this.options.watchdogMs } : {}),
       });
       this.supervisors.push(supervisor);
     }
@@ -283,6 +286,24 @@ export class GatewayRunner {
   async askApproval(message: InboundMessage, sessionKey: string, request: ApprovalRequest): Promise<ApprovalAnswer> {
     const timeoutMs = this.options.approvalTimeoutMs ?? this.runtime.config.approvals.timeout * 1000;
     const answer = this.interactions.approval(sessionKey, timeoutMs);
+    const target = await this.replyTarget(message);
+    const adapter = this.adapters.get(target.platform);
+    if (adapter?.askApproval) {
+      // Buttons where the platform has them; a press comes back as an /approve or /deny message.
+      try {
+        await adapter.askApproval({
+          chatId: target.chatId,
+          threadId: target.threadId,
+          command: request.command,
+          reason: request.reason,
+        });
+        return answer;
+      } catch (error) {
+        this.log(
+          `${target.platform}: approval buttons failed (${error instanceof Error ? error.message : error}); asking in text`,
+        );
+      }
+    }
     await this.reply(
       message,
       sessionKey,

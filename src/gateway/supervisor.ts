@@ -11,12 +11,15 @@ export interface SupervisorOptions {
   log(message: string): void;
   baseDelayMs: number;
   capMs?: number;
+  /** How often a connected adapter's `checkAlive` runs (default 60 s; 0 turns it off). */
+  watchdogMs?: number;
 }
 
 export class AdapterSupervisor {
   health: AdapterHealth = { state: "connecting" };
   private readonly stopped = new AbortController();
   private reconnecting: Promise<void> | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
     readonly adapter: PlatformAdapter,
@@ -30,9 +33,27 @@ export class AdapterSupervisor {
     } catch (error) {
       this.lost(error);
     }
+    const every = this.options.watchdogMs ?? 60_000;
+    if (this.adapter.checkAlive && every > 0) {
+      this.watchdog = setInterval(() => void this.check(), every);
+      this.watchdog.unref();
+    }
+  }
+
+  /** A connected adapter that cannot show it is alive is treated as lost. */
+  async check(): Promise<void> {
+    if (this.health.state !== "connected" || !this.adapter.checkAlive) return;
+    try {
+      await this.adapter.checkAlive();
+    } catch (error) {
+      this.lost(
+        new Error(`the listener did not answer a health check (${error instanceof Error ? error.message : error})`),
+      );
+    }
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.watchdog);
     this.stopped.abort();
     await this.reconnecting;
     this.health = { state: "stopped" };

@@ -101,6 +101,11 @@ export interface PlatformAdapter {
   /** The adapter proves who sent each message itself (webhook signatures): no allowlist applies. */
   readonly authenticatesSenders?: boolean;
   connect(events: AdapterEvents): Promise<void>;
+  /**
+   * Resolves when the listener is demonstrably alive (a cheap API call, a recent poll); rejects
+   * otherwise. The supervisor calls it periodically, so a listener that died silently is noticed.
+   */
+  checkAlive?(): Promise<void>;
   disconnect(): Promise<void>;
   send(message: OutboundText): Promise<SentMessage>;
   edit?(address: ChatAddress, messageId: string, text: string): Promise<void>;

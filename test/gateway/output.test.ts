@@ -178,3 +178,53 @@ test("a run still going at the drain timeout is interrupted, and the ledger is f
     await gw.close();
   }
 });
+
+test("a listener that died without a word fails its health check and is reconnected", async () => {
+  const gw = await startGateway({ runner: { reconnectBaseMs: 10, watchdogMs: 20 } });
+  try {
+    gw.adapter.silentFailure = new Error("no updates for 5 minutes");
+    while (gw.adapter.connects < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(gw.logs.some((line) => /did not answer a health check \(no updates for 5 minutes\)/.test(line)));
+    while (gw.runner.health().test?.state !== "connected") await new Promise((resolve) => setTimeout(resolve, 5));
+    gw.adapter.inject({ messageId: "1", text: "back?" });
+    await gw.adapter.waitForText(/^ok$/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("an adapter with approval buttons shows them instead of the text prompt", async () => {
+  const { mkdirSync, existsSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tempDir } = await import("../state/temp-dir.js");
+  const dir = join(tempDir("hermes-gw-buttons-"), "victim");
+  mkdirSync(dir);
+  const prompts: string[] = [];
+  const gw = await startGateway({
+    config: 'sandbox:\n  mode: "off"\n',
+    adapter: () => {
+      const adapter = new TestAdapter();
+      Object.assign(adapter, {
+        askApproval: async (prompt: { command: string; reason: string }) => {
+          prompts.push(`${prompt.reason}: ${prompt.command}`);
+          return { messageId: "buttons" };
+        },
+      });
+      return adapter;
+    },
+    provider: {
+      script: [{ toolCalls: [{ name: "terminal", arguments: { command: `rm -r ${dir}` } }] }, { text: "done" }],
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "clean" });
+    while (prompts.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.match(prompts[0] ?? "", new RegExp(`rm -r ${dir}`));
+    gw.adapter.inject({ messageId: "2", text: "/approve" });
+    await gw.adapter.waitForText(/^done$/);
+    assert.equal(existsSync(dir), false);
+    assert.ok(!gw.adapter.texts().some((t) => /needs your approval/.test(t)), "no text prompt as well");
+  } finally {
+    await gw.close();
+  }
+});

@@ -32,6 +32,8 @@ export class TestAdapter implements PlatformAdapter {
   readonly canEdit: boolean;
   readonly sent: SentRecord[] = [];
   typingCount = 0;
+  /** What `checkAlive` reports: set to an Error to make the listener look silently dead. */
+  silentFailure: Error | undefined;
   connects = 0;
   private events: AdapterEvents | undefined;
   private failures: Array<PlatformSendError | Error> = [];
@@ -51,10 +53,15 @@ export class TestAdapter implements PlatformAdapter {
   async connect(events: AdapterEvents): Promise<void> {
     this.connects += 1;
     this.events = events;
+    this.silentFailure = undefined;
   }
 
   async disconnect(): Promise<void> {
     this.events = undefined;
+  }
+
+  async checkAlive(): Promise<void> {
+    if (this.silentFailure) throw this.silentFailure;
   }
 
   /** Delivers a message to the gateway as if a user had sent it. */
