@@ -42,6 +42,9 @@ export interface GatewayRunnerOptions {
   now?: () => number;
 }
 
+const KEEP_RECORDS_MS = 7 * 24 * 3_600_000;
+const PRUNE_EVERY_MS = 6 * 3_600_000;
+
 export class GatewayRunner {
   readonly interactions = new PendingInteractions();
   readonly deliveries: DeliveryQueue;
@@ -50,6 +53,7 @@ export class GatewayRunner {
   private readonly supervisors: AdapterSupervisor[] = [];
   private readonly accepting = new Set<Promise<void>>();
   private stopping = false;
+  private pruner: NodeJS.Timeout | undefined;
   /** /verbose: tool progress chosen in a chat, by session key. */
   readonly toolProgressChoice = new Map<string, ToolProgressMode>();
   readonly startedAt = Date.now();
@@ -134,6 +138,24 @@ export class GatewayRunner {
     }
     await Promise.all(this.supervisors.map((s) => s.start()));
     await this.recover();
+    await this.prune();
+    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pruner.unref();
+  }
+
+  /**
+   * Answered inbound records and finished deliveries are kept for a week (platforms redeliver
+   * within hours; a week covers a gateway that was down for days), then dropped.
+   */
+  async prune(now = this.now()): Promise<void> {
+    try {
+      const inbound = await this.store.pruneInbound(now - KEEP_RECORDS_MS);
+      const deliveries = await this.store.pruneDeliveries(now - KEEP_RECORDS_MS);
+      if (inbound + deliveries > 0)
+        this.log(`pruned ${inbound} inbound and ${deliveries} delivery record(s) older than 7 days`);
+    } catch (error) {
+      this.log(`pruning old records failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /**
@@ -142,6 +164,7 @@ export class GatewayRunner {
    */
   async stop(drainMs = 0): Promise<void> {
     this.stopping = true;
+    clearInterval(this.pruner);
     await Promise.allSettled([...this.accepting]);
     const drained = await settlesWithin(this.lanes.idle(), drainMs);
     if (!drained) {

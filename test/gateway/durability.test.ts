@@ -165,3 +165,23 @@ test("a gateway killed with SIGKILL while a reply was on its way resends it once
     await gw.close();
   }
 });
+
+test("answered messages and sent replies are pruned after a week; a redelivery within it is still caught", async () => {
+  const gw = await startGateway();
+  try {
+    gw.adapter.inject({ messageId: "old", text: "hello" });
+    await gw.adapter.waitForText(/^ok$/);
+    await gw.runner.prune(Date.now() + 6 * 24 * 3_600_000);
+    gw.adapter.inject({ messageId: "old", text: "hello" });
+    await gw.runner.stop();
+    assert.equal(modelRequests(gw.fake).length, 1, "the redelivery inside the week was not answered again");
+    assert.ok(!gw.logs.some((line) => /pruned/.test(line)), "nothing is pruned within the week");
+    await gw.runner.prune(Date.now() + 8 * 24 * 3_600_000);
+    assert.ok(
+      gw.logs.some((line) => /pruned 1 inbound and 1 delivery record/.test(line)),
+      gw.logs.join("\n"),
+    );
+  } finally {
+    await gw.close();
+  }
+});
