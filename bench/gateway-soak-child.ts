@@ -84,6 +84,7 @@ async function directCall(marker: string): Promise<void> {
 }
 
 let warm = { rss: 0, heapUsed: 0 };
+let half = { rss: 0, heapUsed: 0 };
 for (let wave = 0; wave < waves; wave++) {
   const expected = delivered + sessions;
   const done = new Promise<void>((resolve) => {
@@ -99,6 +100,7 @@ for (let wave = 0; wave < waves; wave++) {
   await done;
   await Promise.all(Array.from({ length: sessions }, (_, s) => directCall(`direct-w${wave}s${s}`)));
 
+  if (wave === waves / 2 - 1) half = memory();
   if (wave === WARM_UP_WAVES - 1) {
     latencies.length = 0;
     direct.length = 0;
@@ -120,4 +122,4 @@ await runner.stop();
 store.close();
 await runtime.close();
 rmSync(home, { recursive: true, force: true });
-console.log(JSON.stringify({ markers, missing, doubled, latencies, direct, warm, end }));
+console.log(JSON.stringify({ markers, missing, doubled, latencies, direct, warm, half, end }));

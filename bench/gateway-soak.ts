@@ -22,6 +22,7 @@ interface SoakReport {
   latencies: number[];
   direct: number[];
   warm: { rss: number; heapUsed: number };
+  half: { rss: number; heapUsed: number };
   end: { rss: number; heapUsed: number };
 }
 
@@ -78,6 +79,12 @@ export async function benchGatewaySoak(): Promise<Row[]> {
       value: mib(report.end.rss),
       baseline: `${mib(report.warm.rss)} after warm-up; target growth ≤ 20 MiB`,
       ratio: growth("rss"),
+    },
+    {
+      figure: `gateway RSS, second half of the run (turn ${report.markers / 2} → ${report.markers}, full GC)`,
+      value: mib(report.end.rss),
+      baseline: mib(report.half.rss),
+      ratio: `${report.end.rss >= report.half.rss ? "+" : ""}${((report.end.rss - report.half.rss) / MIB).toFixed(1)} MiB`,
     },
     {
       figure: `gateway JS heap after ${report.markers} turns (full GC)`,
