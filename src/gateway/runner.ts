@@ -104,6 +104,11 @@ export class GatewayRunner {
     return Object.fromEntries(this.supervisors.map((s) => [s.adapter.platform, s.health]));
   }
 
+  /** Resolves once no session has a turn running or waiting. */
+  idle(): Promise<void> {
+    return this.lanes.idle();
+  }
+
   busy(sessionKey: string): boolean {
     return this.lanes.busy(sessionKey);
   }

@@ -107,3 +107,49 @@ test("a session idle past session_reset.idle_minutes starts afresh; the old one 
     await gw.close();
   }
 });
+
+test("a session past 85% of its window is compressed between turns, and the chat's route follows it", async () => {
+  const { isSummaryRequest, SUMMARY_TEXT } = await import("../agent/context-fixtures.js");
+  let summaries = 0;
+  let turns = 0;
+  const gw = await startGateway({
+    // Indented: continues the harness's model: mapping.
+    config:
+      "  context_length: 40000\n  min_context_length: 0\n" +
+      "compression:\n  threshold: 0.95\n  protect_first_n: 1\n  protect_last_n: 1\n",
+    provider: {
+      fallback: (req) => {
+        if (isSummaryRequest(req)) {
+          summaries += 1;
+          return { text: SUMMARY_TEXT };
+        }
+        turns += 1;
+        // The third reply reports a prompt of 36k tokens: past 85% of the 40k window.
+        return {
+          text: `answer ${turns} ${"long ".repeat(4000)}`,
+          usage: { input: turns === 3 ? 36_000 : 1000, output: 5000 },
+        };
+      },
+    },
+  });
+  try {
+    for (let n = 0; n < 3; n++) {
+      gw.adapter.inject({ messageId: String(n), text: `question ${n}` });
+      while (turns < n + 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The turn is in its lane; idle() waits for it, its reply and any compression after it.
+      await gw.runner.idle();
+      assert.equal(summaries, n === 2 ? 1 : 0, `after turn ${n + 1}`);
+    }
+    const route = await gw.store.sessionRoute("agent:main:test:dm:chat-1");
+    const session = await gw.runtime.store.getSession(route!.sessionId);
+    assert.ok(session?.parentSessionId, "the route points at the continued (child) session");
+    gw.adapter.inject({ messageId: "3", text: "question 3" });
+    while (turns < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+    const next = modelRequests(gw.fake)
+      .filter((r) => !isSummaryRequest(r))
+      .at(-1)!;
+    assert.ok(JSON.stringify(next.body.messages).includes("Active Task"), "the next turn starts from the summary");
+  } finally {
+    await gw.close();
+  }
+});
