@@ -34,7 +34,7 @@ const MODULES = {
   },
   http: { mutate: ["src/llm/http-client.ts"], tests: ["test/llm/http-client"] },
   history: { mutate: ["src/agent/history.ts"], tests: ["test/agent/history"] },
-  "api-auth": { mutate: ["src/api-server/auth.ts"], tests: ["test/api-server/"] },
+  "api-auth": { mutate: ["src/api-server/auth.ts"], tests: ["test/api-server/auth"] },
   sandbox: {
     mutate: ["src/tools/sandbox.ts", "src/tools/sandbox-proxy.ts"],
     tests: ["test/runtime/sandbox", "test/tools/sandbox-proxy"],
