@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -55,10 +56,16 @@ test("writing through a symlink updates the file it points to", async () => {
 });
 
 test("refuses a path that climbs out of the working directory into /etc", async () => {
-  const climbing = `${"../".repeat(20)}etc/hermes-should-not-exist`;
-  const result = await callTool(registry, "write_file", { path: climbing, content: "x" }, ctx);
-  assert.match(String(result.error), /Refusing to write \/etc\/hermes-should-not-exist/);
-  assert.equal(existsSync("/etc/hermes-should-not-exist"), false);
+  const name = `hermes-should-not-exist-${process.pid}`;
+  const climbing = `${"../".repeat(20)}etc/${name}`;
+  try {
+    const result = await callTool(registry, "write_file", { path: climbing, content: "x" }, ctx);
+    assert.match(String(result.error), new RegExp(`Refusing to write /etc/${name}`));
+    assert.equal(existsSync(`/etc/${name}`), false);
+  } finally {
+    // A broken check (a mutant under `npm run mutate`) must not leave the file behind.
+    rmSync(`/etc/${name}`, { force: true });
+  }
 });
 
 test("refuses ~/.ssh, login scripts and the agent's own .env and auth.json", async () => {
@@ -106,4 +113,58 @@ test("is registered as not parallel-safe with a path argument", () => {
   const spec = registry.get("write_file");
   assert.equal(spec?.parallelSafe, false);
   assert.deepEqual(spec?.pathArgs, ["path"]);
+});
+
+test("every credential directory and login file under home is refused, each with its own reason", () => {
+  const dirs = [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gh", ".config/gcloud"];
+  for (const name of dirs) {
+    const check = checkWritePath(`~/${name}/inner/file`, dir);
+    assert.equal(check.ok, false, name);
+    assert.match(check.ok ? "" : check.error, new RegExp(`~/${name.replace(".", "\\.")} holds keys or credentials`));
+  }
+  const files = [
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+  ];
+  for (const name of files) {
+    const check = checkWritePath(`~/${name}`, dir);
+    assert.equal(check.ok, false, name);
+    assert.match(check.ok ? "" : check.error, new RegExp(`~/${name.replace(".", "\\.")} runs at login or holds passwords`));
+  }
+  // Neighbours of protected names are ordinary files.
+  for (const name of ["~/.sshrc-notes", "~/notes/.ssh-list", "~/.profile.d-backup/x", "~/projects/a.txt"]) {
+    assert.equal(checkWritePath(name, dir).ok, true, name);
+  }
+});
+
+test("~ and surrounding spaces in a path are understood; a symlink loop ends", () => {
+  const check = checkWritePath("  ~/projects/new.txt  ", dir);
+  assert.equal(check.ok && check.path, join(home, "projects/new.txt"));
+  assert.equal(checkWritePath("~", dir).ok && (checkWritePath("~", dir) as { path: string }).path, home);
+  symlinkSync(join(dir, "loop-b"), join(dir, "loop-a"));
+  symlinkSync(join(dir, "loop-a"), join(dir, "loop-b"));
+  assert.equal(typeof realLocation(join(dir, "loop-a", "x")), "string");
+});
+
+test("HERMES_HOME with stray spaces still protects the agent's files; without it, ~/.hermes does", () => {
+  const saved = process.env.HERMES_HOME;
+  try {
+    process.env.HERMES_HOME = `  ${join(home, ".hermes")}  `;
+    assert.equal(checkWritePath(join(home, ".hermes", "config.yaml"), dir).ok, false);
+    delete process.env.HERMES_HOME;
+    assert.equal(checkWritePath("~/.hermes/config.yaml", dir).ok, false);
+    assert.equal(checkWritePath("~/config.yaml", dir).ok, true);
+  } finally {
+    process.env.HERMES_HOME = saved;
+  }
 });
