@@ -44,3 +44,100 @@ test("a write that fails alone leaves nothing behind and the next write still co
     conn.close();
   }
 });
+
+test("an empty file is a new database; a directory, a foreign file and a damaged one are refused by path", async () => {
+  const { mkdirSync, writeFileSync, readFileSync } = await import("node:fs");
+  const dir = tempDir();
+  const empty = join(dir, "empty.db");
+  writeFileSync(empty, "");
+  const conn = await SqliteConnection.open(empty, 1000);
+  conn.close();
+  assert.equal(readFileSync(empty).subarray(0, 15).toString("latin1"), "SQLite format 3");
+
+  const folder = join(dir, "folder.db");
+  mkdirSync(folder);
+  await assert.rejects(SqliteConnection.open(folder, 1000), (error: Error) => {
+    assert.equal(error.message, `${folder} is not a file`);
+    return true;
+  });
+
+  const foreign = join(dir, "notes.db");
+  writeFileSync(foreign, "these are my notes, not a database\n");
+  await assert.rejects(
+    SqliteConnection.open(foreign, 1000),
+    /notes\.db is not a readable SQLite database .*left untouched: move it aside/,
+  );
+  assert.equal(readFileSync(foreign, "utf8"), "these are my notes, not a database\n");
+
+  // A valid header over garbage: the driver itself finds it is not a database.
+  const damaged = join(dir, "damaged.db");
+  writeFileSync(damaged, Buffer.concat([Buffer.from("SQLite format 3\0", "latin1"), Buffer.alloc(4096, 0xab)]));
+  await assert.rejects(SqliteConnection.open(damaged, 1000), (error: Error) => {
+    assert.match(error.message, /damaged\.db is not a readable SQLite database/);
+    assert.ok(error.cause, "the driver's own error is kept as the cause");
+    return true;
+  });
+});
+
+test("a database held by another writer past the timeout fails with a message naming the file and the wait", async () => {
+  const path = join(tempDir(), "state.db");
+  const holder = await SqliteConnection.open(path, 1000);
+  const waiter = await SqliteConnection.open(path, 300);
+  try {
+    holder.db.exec("BEGIN IMMEDIATE");
+    const started = Date.now();
+    await assert.rejects(
+      waiter.write(() => waiter.db.exec("CREATE TABLE t (x)")),
+      (error: Error) => {
+        assert.equal(
+          error.message,
+          `database is locked: another process kept ${path} busy for more than 0.3s. Close other hermes processes using this profile, or try again.`,
+        );
+        return true;
+      },
+    );
+    assert.ok(Date.now() - started >= 250, "it kept trying until the timeout");
+    holder.db.exec("ROLLBACK");
+    await waiter.write(() => waiter.db.exec("CREATE TABLE t (x)"));
+  } finally {
+    holder.close();
+    waiter.close();
+  }
+});
+
+test("other SQLite errors name the file and keep the cause; errors that are not SQLite's pass through", async () => {
+  const conn = await SqliteConnection.open(join(tempDir(), "state.db"), 1000);
+  try {
+    await assert.rejects(
+      conn.read(() => conn.db.prepare("SELECT * FROM no_such_table").all()),
+      (error: Error) => {
+        assert.match(error.message, /state\.db: no such table: no_such_table$/);
+        assert.ok(error.cause);
+        return true;
+      },
+    );
+    const plain = new TypeError("not from sqlite");
+    await assert.rejects(
+      conn.read(() => {
+        throw plain;
+      }),
+      (error) => error === plain,
+    );
+  } finally {
+    conn.close();
+  }
+});
+
+test("prepared statements are reused, and the cache is bounded", async () => {
+  const conn = await SqliteConnection.open(join(tempDir(), "state.db"), 1000);
+  try {
+    const first = conn.statement("SELECT 1");
+    assert.equal(conn.statement("SELECT 1"), first, "the same SQL gets the same statement");
+    for (let i = 0; i < 300; i++) conn.statement(`SELECT ${i + 2}`);
+    const cache = (conn as unknown as { statements: Map<string, unknown> }).statements;
+    assert.ok(cache.size <= 256, `${cache.size} statements cached`);
+    assert.notEqual(conn.statement("SELECT 1"), first, "an evicted statement is prepared again");
+  } finally {
+    conn.close();
+  }
+});
