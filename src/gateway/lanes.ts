@@ -49,6 +49,11 @@ export class LaneSet<T> {
     return lane.queue.splice(0);
   }
 
+  /** Drops what waits in every lane; returns it. */
+  clearAll(): T[] {
+    return [...this.lanes.keys()].flatMap((key) => this.clear(key));
+  }
+
   get runningCount(): number {
     return this.active;
   }

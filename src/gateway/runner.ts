@@ -88,6 +88,11 @@ export class GatewayRunner {
     return this.options.settings;
   }
 
+  /** True once stop() has begun. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   log(message: string): void {
     this.options.log?.(message);
   }
@@ -173,7 +178,11 @@ export class GatewayRunner {
     await Promise.allSettled([...this.accepting]);
     const drained = await settlesWithin(this.lanes.idle(), drainMs);
     if (!drained) {
-      this.log("runs still going after the drain timeout; interrupting them");
+      // Turns that have not started stay unanswered in the store and run after the restart.
+      const left = this.lanes.clearAll().filter((turn) => !turn.command).length;
+      this.log(
+        `runs still going after the drain timeout; interrupting them${left ? ` (${left} waiting turn(s) run after the restart)` : ""}`,
+      );
       this.interactions.cancelAll();
       for (const key of this.runtime.cachedKeys()) {
         const agent = this.runtime.agentFor(key);

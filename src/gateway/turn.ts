@@ -23,6 +23,8 @@ export interface Turn {
 }
 
 const TYPING_EVERY_MS = 4000;
+export const SHUTDOWN_NOTE =
+  "⚠ I was restarted while working on this and had to stop. Send it again if you still need it.";
 
 /** The session's agent, on the session its route names unless that session has run its course. */
 export async function sessionAgent(runner: GatewayRunner, sessionKey: string, message: InboundMessage): Promise<Agent> {
@@ -91,6 +93,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   try {
     const result = await agent.runConversation(turnText(turn));
     if (result.error) reply = `⚠ ${result.error}`;
+    else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
     else if (result.interrupted && !result.finalResponse) reply = "";
     else reply = result.finalResponse;
   } catch (error) {

@@ -162,18 +162,31 @@ test("stopping drains: a run in progress finishes and its reply is sent before s
   }
 });
 
-test("a run still going at the drain timeout is interrupted, and the ledger is flushed", async () => {
+test("a run still going at the drain timeout is interrupted and told; waiting turns run after the restart", async () => {
   const gw = await startGateway({
-    provider: { script: [{ text: "this will stall", fault: { kind: "stall", afterChunks: 1 } }] },
+    config: "display:\n  busy_input_mode: queue\n",
+    provider: {
+      script: [{ text: "this will stall", fault: { kind: "stall", afterChunks: 1 } }],
+      fallback: { text: "later" },
+    },
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "work" });
     while (gw.fake.requests.filter((r) => r.method === "POST").length === 0) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+    gw.adapter.inject({ messageId: "2", text: "and this" });
+    await gw.adapter.waitForText(/Queued/);
     await gw.runner.stop(50);
-    assert.ok(gw.logs.some((line) => /interrupting them/.test(line)));
+    assert.ok(gw.logs.some((line) => /interrupting them \(1 waiting turn\(s\) run after the restart\)/.test(line)));
+    assert.ok(
+      gw.adapter.texts().some((t) => /restarted while working on this/.test(t)),
+      gw.adapter.texts().join(" | "),
+    );
     assert.deepEqual(await gw.store.dueDeliveries(Number.MAX_SAFE_INTEGER, 10), []);
+    assert.equal(gw.fake.requests.filter((r) => r.method === "POST").length, 1, "the waiting turn did not start");
+    await gw.restart();
+    await gw.adapter.waitForText(/^later$/);
   } finally {
     await gw.close();
   }

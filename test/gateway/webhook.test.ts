@@ -72,7 +72,7 @@ test("a missing or wrong signature is 401 and runs nothing", async () => {
     assert.equal((await post(url, "issues", issue, { "x-github-event": "issues" }, false)).status, 401);
     const forged = await post(url, "issues", issue, { "x-github-event": "issues", "x-hub-signature-256": "sha256=00" });
     assert.equal(forged.status, 401);
-    await gw.runner.stop();
+    await gw.runner.stop(10_000);
     assert.equal(modelRequests(gw.fake).length, 0);
   });
 });
@@ -84,7 +84,7 @@ test("a repeated delivery id is acknowledged once and answered once", async () =
     const again = await post(url, "issues", issue, headers);
     assert.equal(again.status, 200);
     assert.equal(((await again.json()) as { status: string }).status, "duplicate");
-    await gw.runner.stop();
+    await gw.runner.stop(10_000);
     assert.equal(modelRequests(gw.fake).length, 1);
   });
 });
@@ -101,7 +101,7 @@ test("events a route does not take are ignored; unknown routes are 404; bad JSON
       body: "{oops",
     });
     assert.equal(broken.status, 400);
-    await gw.runner.stop();
+    await gw.runner.stop(10_000);
     assert.equal(modelRequests(gw.fake).length, 0);
   });
 });
@@ -118,7 +118,7 @@ test("deliver_only sends the rendered text to the platform's home channel with n
 test("a route delivering to log writes the answer to the gateway log", async () => {
   await withWebhook(async (gw, url, logs) => {
     assert.equal((await post(url, "quiet", { x: "something" })).status, 202);
-    await gw.runner.stop();
+    await gw.runner.stop(10_000);
     assert.ok(
       logs.some((line) => /^webhook quiet: handled: log this something$/.test(line)),
       logs.join("\n"),
@@ -152,4 +152,59 @@ test("GitLab tokens and generic HMAC signatures are accepted; a route without a 
   assert.equal(verifySignature(route!, {}, body), false);
   assert.throws(() => parseRoutes({ open: { prompt: "x" } }), /secret is required/);
   assert.equal(parseRoutes({ open: { prompt: "x" } }, { insecureNoAuth: true }).length, 1);
+});
+
+test("deliver: github_comment posts the answer on the issue through the GitHub API, with the token", async () => {
+  const { createServer } = await import("node:http");
+  const comments: Array<{ path: string; auth: string | undefined; body: string }> = [];
+  const github = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => {
+      body += chunk;
+    });
+    req.on("end", () => {
+      comments.push({ path: req.url ?? "", auth: req.headers.authorization, body });
+      res.writeHead(201, { "content-type": "application/json" }).end('{"id": 991}');
+    });
+  });
+  await new Promise<void>((resolve) => github.listen(0, "127.0.0.1", resolve));
+  const api = `http://127.0.0.1:${(github.address() as { port: number }).port}`;
+  const logs: string[] = [];
+  const routes = parseRoutes({ triage: { secret: SECRET, prompt: "Triage {issue.title}", deliver: "github_comment" } });
+  const gw = await startGateway({
+    provider: { fallback: { text: "Looks like a duplicate of #3." } },
+    extraAdapters: () => [
+      new WebhookAdapter({
+        routes,
+        port: 0,
+        log: (line) => logs.push(line),
+        env: { GITHUB_TOKEN: "ghp_test_token_1234567890", GITHUB_API_URL: api },
+      }),
+    ],
+  });
+  try {
+    const url = (gw.runner.adapter("webhook") as WebhookAdapter).url;
+    const payload = { issue: { title: "Crash", comments_url: `${api}/repos/o/r/issues/7/comments` } };
+    assert.equal((await post(url, "triage", payload, { "x-github-delivery": "g-1" })).status, 202);
+    // An event whose comment URL points elsewhere never gets the token.
+    const evil = { issue: { title: "Crash", comments_url: "http://127.0.0.1:9/steal" } };
+    assert.equal((await post(url, "triage", evil, { "x-github-delivery": "g-2" })).status, 202);
+    await gw.runner.stop(10_000);
+    assert.deepEqual(comments, [
+      {
+        path: "/repos/o/r/issues/7/comments",
+        auth: "Bearer ghp_test_token_1234567890",
+        body: JSON.stringify({ body: "Looks like a duplicate of #3." }),
+      },
+    ]);
+    assert.ok(
+      gw.logs.some((line) =>
+        /gave up sending .*refusing to send the GitHub token to http:\/\/127\.0\.0\.1:9\/steal/.test(line),
+      ),
+      gw.logs.join("\n"),
+    );
+  } finally {
+    await gw.close();
+    github.close();
+  }
 });

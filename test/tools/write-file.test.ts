@@ -139,7 +139,10 @@ test("every credential directory and login file under home is refused, each with
   for (const name of files) {
     const check = checkWritePath(`~/${name}`, dir);
     assert.equal(check.ok, false, name);
-    assert.match(check.ok ? "" : check.error, new RegExp(`~/${name.replace(".", "\\.")} runs at login or holds passwords`));
+    assert.match(
+      check.ok ? "" : check.error,
+      new RegExp(`~/${name.replace(".", "\\.")} runs at login or holds passwords`),
+    );
   }
   // Neighbours of protected names are ordinary files.
   for (const name of ["~/.sshrc-notes", "~/notes/.ssh-list", "~/.profile.d-backup/x", "~/projects/a.txt"]) {

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AdapterEvents, InboundMessage, OutboundText, PlatformAdapter, SentMessage } from "../types.js";
+import { commentsUrlOf, postGithubComment } from "./github-comment.js";
 import {
   deliveryId,
   eventType,
@@ -27,10 +28,13 @@ export interface WebhookAdapterOptions {
   idempotencyMs?: number;
   /** Where answers delivered to `log` go. */
   log?: (message: string) => void;
+  /** GITHUB_TOKEN and GITHUB_API_URL for `github_comment` (default: the process environment). */
+  env?: Record<string, string | undefined>;
   now?: () => number;
 }
 
 export const WEBHOOK_DEFAULT_PORT = 8644;
+const GITHUB_COMMENT = "github_comment";
 const MiB = 1024 * 1024;
 
 class RequestError extends Error {
@@ -105,8 +109,12 @@ export class WebhookAdapter implements PlatformAdapter {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Answers to `log` routes land in the gateway log; nothing is sent anywhere. */
+  /** Answers to `log` routes land in the gateway log; `github_comment` ones become a comment. */
   async send(message: OutboundText): Promise<SentMessage> {
+    const thread = message.threadId ?? "";
+    if (thread.startsWith(`${GITHUB_COMMENT}:`)) {
+      return postGithubComment(thread.slice(GITHUB_COMMENT.length + 1), message.text, this.options.env ?? process.env);
+    }
     this.options.log?.(`webhook ${message.chatId}: ${message.text}`);
     return { messageId: null };
   }
@@ -141,7 +149,7 @@ export class WebhookAdapter implements PlatformAdapter {
     if (this.isRepeat(`${route.name}\u0000${id}`))
       return { status: 200, body: { status: "duplicate", delivery_id: id } };
     if (!this.events) throw new RequestError(503, "the gateway is not taking events right now", { "retry-after": "5" });
-    const deliverTo = parseDeliverTarget(route.deliver);
+    const deliverTo = this.deliverTarget(route, payload, id);
     this.events.inbound({
       platform: this.platform,
       chatId: route.name,
@@ -155,6 +163,19 @@ export class WebhookAdapter implements PlatformAdapter {
       ...(route.deliverOnly ? { deliverOnly: true } : {}),
     });
     return { status: 202, body: { status: "accepted", delivery_id: id } };
+  }
+
+  private deliverTarget(route: WebhookRoute, payload: unknown, id: string): InboundMessage["deliverTo"] {
+    if (route.deliver !== GITHUB_COMMENT) return parseDeliverTarget(route.deliver);
+    const url = commentsUrlOf(payload);
+    if (!url) {
+      this.options.log?.(
+        `webhook ${route.name}: event ${id} names no issue or pull request; its answer goes to the log`,
+      );
+      return undefined;
+    }
+    // The comment URL rides in the thread id, so a reply retried after a restart still knows it.
+    return { platform: this.platform, chatId: route.name, threadId: `${GITHUB_COMMENT}:${url}` };
   }
 
   private checkRate(route: WebhookRoute): void {
