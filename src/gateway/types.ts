@@ -112,6 +112,8 @@ export interface PlatformAdapter {
   delete?(address: ChatAddress, messageId: string): Promise<void>;
   typing?(address: ChatAddress): Promise<void>;
   sendFile?(address: ChatAddress, path: string, caption?: string): Promise<SentMessage>;
+  /** An image shown inline where the platform can (a file otherwise). */
+  sendImage?(address: ChatAddress, path: string, caption?: string): Promise<SentMessage>;
   /** Platforms with buttons show approve/deny ones; the core falls back to /approve and /deny text. */
   askApproval?(prompt: ApprovalPrompt): Promise<SentMessage>;
   /** Markdown as this platform renders it (the core writes standard markdown). */
