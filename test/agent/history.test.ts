@@ -107,3 +107,21 @@ test("textOf joins text parts and skips the rest", () => {
     "ab",
   );
 });
+
+test("repair keeps a result for any open call, drops one without an id, and ignores calls on a user message", () => {
+  assert.deepEqual(repairHistory([user("a"), asks("c1", "c2"), result("c1"), result("c2")]), [
+    user("a"),
+    asks("c1", "c2"),
+    result("c1"),
+    result("c2"),
+  ]);
+  const noId: Message = { role: "tool", content: "orphan" };
+  assert.deepEqual(repairHistory([user("a"), asks("c1", "c2"), noId, result("c1"), result("c2")]), [
+    user("a"),
+    asks("c1", "c2"),
+    result("c1"),
+    result("c2"),
+  ]);
+  const odd = { role: "user", content: "a", tool_calls: [call("x")] } as Message;
+  assert.deepEqual(repairHistory([odd, result("x")]), [odd]);
+});
