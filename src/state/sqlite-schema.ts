@@ -259,11 +259,45 @@ CREATE TABLE gateway_home_channels (
 );
 `;
 
+/** Version 5: scheduled jobs, the record of every fire, and the ticker's lease. */
+const V5_CRON = `
+CREATE TABLE cron_jobs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  next_run_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  job TEXT NOT NULL
+);
+CREATE INDEX idx_cron_jobs_due ON cron_jobs(enabled, state, next_run_at);
+CREATE TABLE cron_runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  scheduled_for INTEGER,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  status TEXT NOT NULL,
+  reason TEXT,
+  output_path TEXT,
+  deliveries TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX idx_cron_runs_job ON cron_runs(job_id, id);
+CREATE INDEX idx_cron_runs_status ON cron_runs(status);
+CREATE TABLE cron_leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`;
+
 const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V1),
   migrateToV2,
   (db) => db.exec(V3_API),
   (db) => db.exec(V4_GATEWAY),
+  (db) => db.exec(V5_CRON),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
