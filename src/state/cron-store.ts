@@ -28,8 +28,8 @@ export interface CronJob {
   noAgent: boolean;
   /** Other jobs whose latest output is given to this one as context. */
   contextFrom: string[];
-  /** The schedule as parsed (`every 30m`, a cron expression, an ISO time). */
-  schedule: string;
+  /** The schedule as parsed: once at a time, every N minutes, or a cron expression. */
+  schedule: CronSchedule;
   /** The schedule as the user wrote it. */
   scheduleDisplay: string;
   repeat: CronRepeat;
@@ -52,6 +52,11 @@ export interface CronJob {
   enabledToolsets: string[] | null;
   workdir: string | null;
 }
+
+export type CronSchedule =
+  | { kind: "once"; runAt: string }
+  | { kind: "interval"; minutes: number }
+  | { kind: "cron"; expr: string; tz?: string };
 
 export interface CronOrigin {
   platform: string;

@@ -16,7 +16,7 @@ async function fresh(): Promise<{ store: CronStore; path: string }> {
 const job = (name: string, nextRunAt: number | null, extra = {}) => ({
   name,
   prompt: `do ${name}`,
-  schedule: "every 1h",
+  schedule: { kind: "interval" as const, minutes: 60 },
   scheduleDisplay: "every hour",
   nextRunAt,
   ...extra,
