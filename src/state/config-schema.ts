@@ -257,6 +257,15 @@ export const configSchema = z.object(
       /** The same for other unattended contexts (API server, subagents). */
       unattended_mode: oneOf(["deny", "approve"]).default("deny"),
     }),
+    /** Scheduled jobs (see docs/cron.md). */
+    cron: section({
+      /** Prefix delivered output with the job's name. */
+      wrap_response: bool(true),
+      /** Outputs kept per job under cron/output/<id>/. */
+      output_retention: integerAtLeast(1, 50),
+      /** Jobs that may run at once (0: no limit of its own). */
+      max_parallel_jobs: integerAtLeast(0, 0),
+    }),
     code_execution: section({
       /** Time limit of one execute_code script, in seconds. */
       timeout: integerAtLeast(1, 300),

@@ -1,0 +1,204 @@
+/**
+ * One fire of a job, from a claimed run record to its finished one: preflight (a missing script
+ * or a prompt that reads as an injection blocks the job without spending tokens), the job's
+ * script (in the OS sandbox, with the environment read fresh), the agent (platform `cron`,
+ * nobody to approve anything, an inactivity limit), the output kept on disk, silence, and
+ * delivery through the gateway's ledger. Every path ends in a run record that says what happened.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import type { HermesRuntime } from "../runtime/runtime.js";
+import type { CronDeliveryResult, CronJob, CronRun, CronRunResult, CronStore } from "../state/cron-store.js";
+import { readDotEnv } from "../state/dotenv.js";
+import type { GatewayStore } from "../state/gateway-store.js";
+import { spawnGroup, superviseChild } from "../tools/process-group.js";
+import { scanForThreats } from "../util/threats.js";
+import { queueDeliveries } from "./deliver.js";
+import { isSilentResponse } from "./schedule.js";
+
+export interface CronRunDeps {
+  runtime: HermesRuntime;
+  cron: CronStore;
+  gateway: GatewayStore;
+  home: string;
+  /** Stop a run after this long (`HERMES_CRON_TIMEOUT`, default 600 s; 0 = no limit). */
+  timeoutMs: number;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+const SCRIPT_TIMEOUT_MS = 300_000;
+
+export function outputDir(home: string, jobId: string): string {
+  return join(home, "cron", "output", jobId);
+}
+
+/** The script's path under $HERMES_HOME/scripts/, or why it cannot run. */
+function scriptPath(home: string, script: string): string | { problem: string } {
+  const dir = join(home, "scripts");
+  const path = resolve(dir, script);
+  const inside = relative(dir, path);
+  if (inside.startsWith("..") || isAbsolute(inside)) return { problem: `script ${script} is outside ${dir}` };
+  if (!existsSync(path)) return { problem: `script ${script} does not exist in ${dir}` };
+  return path;
+}
+
+/** Why the job cannot run at all, found before any model call. */
+export function preflight(job: CronJob, home: string): string | undefined {
+  if (job.script) {
+    const path = scriptPath(home, job.script);
+    if (typeof path !== "string") return path.problem;
+  }
+  if (!job.noAgent) {
+    const threats = scanForThreats(job.prompt, "strict");
+    if (threats.length) return `the prompt looks like a prompt injection (${threats.join(", ")})`;
+  }
+  return undefined;
+}
+
+async function runScript(path: string, deps: CronRunDeps): Promise<{ output: string; error?: string }> {
+  // Read .env now, so a key changed since the gateway started is the one the script sees.
+  const env = { ...process.env, ...readDotEnv(deps.home), HERMES_HOME: deps.home };
+  const child = spawnGroup(path, [], { cwd: join(deps.home, "scripts"), env, stdin: "ignore" });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exit = await superviseChild(child, { timeoutMs: SCRIPT_TIMEOUT_MS, signal: new AbortController().signal });
+  if (exit.stopReason === "timeout")
+    return { output: stdout, error: `the script ran over ${SCRIPT_TIMEOUT_MS / 1000} s` };
+  if (exit.code !== 0)
+    return {
+      output: stdout,
+      error: `the script failed (exit ${exit.code ?? exit.signal}): ${stderr.trim().slice(-500)}`,
+    };
+  return { output: stdout.trim() };
+}
+
+function latestOutput(home: string, jobId: string): string | undefined {
+  const dir = outputDir(home, jobId);
+  if (!existsSync(dir)) return undefined;
+  const newest = readdirSync(dir)
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .at(-1);
+  return newest ? readFileSync(join(dir, newest), "utf8") : undefined;
+}
+
+function buildPrompt(job: CronJob, scriptOutput: string | undefined, home: string): string {
+  const parts: string[] = [];
+  for (const other of job.contextFrom) {
+    const output = latestOutput(home, other);
+    if (output) parts.push(`Latest output of job ${other}:\n${output}`);
+  }
+  if (scriptOutput !== undefined) parts.push(`Output of the job's script:\n${scriptOutput}`);
+  parts.push(job.prompt);
+  return parts.join("\n\n");
+}
+
+function saveOutput(home: string, job: CronJob, text: string, at: number, keep: number): string {
+  const dir = outputDir(home, job.id);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${new Date(at).toISOString().replaceAll(":", "-")}.md`);
+  writeFileSync(path, text, { mode: 0o600 });
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".md"))
+    .sort();
+  for (const old of files.slice(0, Math.max(0, files.length - keep))) rmSync(join(dir, old), { force: true });
+  return path;
+}
+
+async function runAgent(
+  job: CronJob,
+  prompt: string,
+  deps: CronRunDeps,
+): Promise<{ text: string; status: "ok" | "error" | "timed_out"; reason?: string }> {
+  const agent = deps.runtime.createAgent({
+    platform: "cron",
+    toolsets: job.enabledToolsets ?? ["hermes-cron"],
+    interactive: false,
+  });
+  let timedOut = false;
+  const timer =
+    deps.timeoutMs > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          agent.interrupt("the cron job ran out of time");
+        }, deps.timeoutMs)
+      : undefined;
+  try {
+    const result = await agent.runConversation(prompt);
+    if (timedOut)
+      return { text: result.finalResponse, status: "timed_out", reason: `stopped after ${deps.timeoutMs / 1000} s` };
+    if (result.error) return { text: "", status: "error", reason: result.error };
+    return { text: result.finalResponse, status: "ok" };
+  } catch (error) {
+    return { text: "", status: "error", reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs the claimed `run` of `job` to its end and records the outcome. */
+export async function executeRun(deps: CronRunDeps, job: CronJob, run: CronRun): Promise<CronRun> {
+  const now = deps.now ?? Date.now;
+  const finish = (result: CronRunResult) => deps.cron.finishRun(run.id, result, now());
+  const failureTargets = job.failureDeliver ?? (job.origin ? "origin" : "local");
+  const reportFailure = async (reason: string): Promise<CronDeliveryResult[]> =>
+    queueDeliveries(
+      job,
+      failureTargets,
+      `⚠ Cron job "${job.name}" failed: ${reason}`,
+      deps.gateway,
+      homeFromConfig(deps),
+    );
+
+  const blocked = preflight(job, deps.home);
+  if (blocked) {
+    await deps.cron.updateJob(job.id, { state: "blocked", pausedReason: blocked, pausedAt: now() }, now());
+    deps.log?.(`cron job ${job.id} (${job.name}) is blocked: ${blocked}`);
+    return finish({ status: "skipped", reason: `blocked: ${blocked}`, deliveries: await reportFailure(blocked) });
+  }
+  try {
+    let scriptOutput: string | undefined;
+    if (job.script) {
+      const script = await runScript(scriptPath(deps.home, job.script) as string, deps);
+      if (script.error)
+        return finish({ status: "error", reason: script.error, deliveries: await reportFailure(script.error) });
+      scriptOutput = script.output;
+    }
+    let text: string;
+    let status: "ok" | "timed_out" = "ok";
+    let reason: string | undefined;
+    if (job.noAgent) {
+      text = scriptOutput ?? "";
+    } else {
+      const outcome = await runAgent(job, buildPrompt(job, scriptOutput, deps.home), deps);
+      if (outcome.status === "error") {
+        const why = outcome.reason ?? "the agent failed";
+        return finish({ status: "error", reason: why, deliveries: await reportFailure(why) });
+      }
+      text = outcome.text;
+      status = outcome.status;
+      reason = outcome.reason;
+    }
+    const outputPath = saveOutput(deps.home, job, text, now(), deps.runtime.config.cron.output_retention);
+    if (!text.trim() || isSilentResponse(text))
+      return finish({ status: "silent", outputPath, reason: text.trim() ? "silence marker" : "empty output" });
+    const body = deps.runtime.config.cron.wrap_response ? `⏰ ${job.name}\n\n${text}` : text;
+    const deliveries = await queueDeliveries(job, job.deliver, body, deps.gateway, homeFromConfig(deps));
+    return finish({ status, reason: reason ?? null, outputPath, deliveries });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return finish({ status: "error", reason: why, deliveries: await reportFailure(why).catch(() => []) });
+  }
+}
+
+function homeFromConfig(deps: CronRunDeps): (platform: string) => string | undefined {
+  const config = deps.runtime.config;
+  return (platform) => (config.platforms[platform] ?? config.gateway.platforms[platform])?.home_channel || undefined;
+}

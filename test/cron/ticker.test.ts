@@ -1,0 +1,208 @@
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { executeRun } from "../../src/cron/run-job.js";
+import { CronTicker } from "../../src/cron/ticker.js";
+import { type CronStore, type NewCronJob, openCronStore } from "../../src/state/cron-store.js";
+import type { FakeProviderOptions } from "../fake-provider/types.js";
+import { type GatewayHarness, modelRequests, startGateway } from "../gateway/harness.js";
+
+interface World {
+  gw: GatewayHarness;
+  cron: CronStore;
+  clock: { now: number };
+  /** The world's ticker; `another` builds a second one (another process's, as far as the lease goes). */
+  ticker: (another?: boolean) => CronTicker;
+  close(): Promise<void>;
+}
+
+const T0 = Date.parse("2026-11-24T09:00:00Z");
+
+async function world(provider: FakeProviderOptions = {}, config = ""): Promise<World> {
+  const gw = await startGateway({ provider, config });
+  const cron = await openCronStore(join(gw.home, "state.db"));
+  const clock = { now: T0 };
+  await gw.store.setHomeChannel({ platform: "test", chatId: "home", threadId: null });
+  const build = () =>
+    new CronTicker({
+      runtime: gw.runtime,
+      cron,
+      gateway: gw.store,
+      home: gw.home,
+      timeoutMs: 600_000,
+      now: () => clock.now,
+    });
+  const main = build();
+  return {
+    gw,
+    cron,
+    clock,
+    ticker: (another = false) => (another ? build() : main),
+    async close() {
+      cron.close();
+      await gw.close();
+    },
+  };
+}
+
+const hourly = (extra: Partial<NewCronJob> = {}): NewCronJob => ({
+  name: "hourly digest",
+  prompt: "summarise the inbox",
+  schedule: { kind: "interval", minutes: 60 },
+  scheduleDisplay: "every 1h",
+  nextRunAt: T0,
+  deliver: "test",
+  ...extra,
+});
+
+test("a due job runs the agent, keeps its output and delivers it through the ledger to the home channel", async () => {
+  const w = await world({ fallback: { text: "3 new messages, none urgent." } });
+  try {
+    const job = await w.cron.createJob(hourly());
+    w.clock.now = T0 + 5_000;
+    const report = await w.ticker().tick();
+    assert.deepEqual(report.fired, [job.id]);
+    const [run] = await w.cron.runs(job.id);
+    assert.equal(run?.status, "ok");
+    assert.deepEqual(run?.deliveries, [{ target: "test:home:", state: "queued" }]);
+    assert.equal(readFileSync(run!.outputPath!, "utf8"), "3 new messages, none urgent.");
+    assert.equal((await w.cron.getJob(job.id))?.nextRunAt, T0 + 3_600_000, "the next fire is an hour after this one");
+    const request = modelRequests(w.gw.fake)[0]!;
+    assert.match(JSON.stringify(request.body.messages), /summarise the inbox/);
+    await w.gw.runner.deliveries.sweep();
+    assert.equal(
+      await w.gw.adapter.waitForText(/none urgent/, "home"),
+      "⏰ hourly digest\n\n3 new messages, none urgent.",
+    );
+    const again = await w.ticker().tick();
+    assert.equal(again.leader, true);
+    assert.deepEqual(again.fired, [], "not due again yet");
+  } finally {
+    await w.close();
+  }
+});
+
+test("a fire missed beyond its grace is recorded as skipped and the job moves on, without a model call", async () => {
+  const w = await world();
+  try {
+    const job = await w.cron.createJob(hourly());
+    w.clock.now = T0 + 5 * 3_600_000 + 60_000;
+    const report = await w.ticker().tick();
+    assert.deepEqual(report.skipped, [job.id]);
+    const [run] = await w.cron.runs(job.id);
+    assert.equal(run?.status, "skipped");
+    assert.match(run?.reason ?? "", /missed by 18060 s \(grace 1800 s\); moved on to the next time/);
+    assert.equal((await w.cron.getJob(job.id))?.nextRunAt, T0 + 6 * 3_600_000);
+    assert.equal(modelRequests(w.gw.fake).length, 0);
+  } finally {
+    await w.close();
+  }
+});
+
+test("a silent reply is kept but not delivered, and recorded as silent", async () => {
+  const w = await world({ fallback: { text: "[SILENT]" } });
+  try {
+    const job = await w.cron.createJob(hourly());
+    await w.ticker().tick();
+    const [run] = await w.cron.runs(job.id);
+    assert.equal(run?.status, "silent");
+    assert.deepEqual(run?.deliveries, []);
+    assert.deepEqual(await w.gw.store.dueDeliveries(Number.MAX_SAFE_INTEGER, 10), []);
+  } finally {
+    await w.close();
+  }
+});
+
+test("a failing model call is recorded as an error and the error goes to failure_deliver", async () => {
+  const w = await world({ fallback: { fault: { kind: "status", status: 401, message: "bad key" } } });
+  try {
+    const job = await w.cron.createJob(hourly({ failureDeliver: "test:alerts" }));
+    await w.ticker().tick();
+    const [run] = await w.cron.runs(job.id);
+    assert.equal(run?.status, "error");
+    assert.match(run?.reason ?? "", /rejected the credentials/);
+    assert.equal((await w.cron.getJob(job.id))?.lastStatus, "error");
+    await w.gw.runner.deliveries.sweep();
+    assert.match(await w.gw.adapter.waitForText(/failed/, "alerts"), /Cron job "hourly digest" failed: .*credentials/);
+  } finally {
+    await w.close();
+  }
+});
+
+test("a script-only job delivers its output verbatim, reading .env fresh at fire time", async () => {
+  const w = await world();
+  try {
+    mkdirSync(join(w.gw.home, "scripts"));
+    const script = join(w.gw.home, "scripts", "weather.sh");
+    writeFileSync(script, '#!/bin/sh\necho "forecast with key ${WEATHER_KEY:-none}"\n');
+    chmodSync(script, 0o755);
+    writeFileSync(join(w.gw.home, ".env"), "WEATHER_KEY=changed-after-start\n");
+    const job = await w.cron.createJob(hourly({ script: "weather.sh", noAgent: true, prompt: "" }));
+    await w.ticker().tick();
+    const [run] = await w.cron.runs(job.id);
+    assert.equal(run?.status, "ok", run?.reason ?? "");
+    await w.gw.runner.deliveries.sweep();
+    assert.match(await w.gw.adapter.waitForText(/forecast/, "home"), /forecast with key changed-after-start$/);
+    assert.equal(modelRequests(w.gw.fake).length, 0);
+  } finally {
+    await w.close();
+  }
+});
+
+test("a job whose script is missing is blocked before any model call, and the skip says why", async () => {
+  const w = await world();
+  try {
+    const job = await w.cron.createJob(hourly({ script: "gone.sh" }));
+    await w.ticker().tick();
+    const [run] = await w.cron.runs(job.id);
+    assert.equal(run?.status, "skipped");
+    assert.match(run?.reason ?? "", /blocked: script gone\.sh does not exist/);
+    assert.equal((await w.cron.getJob(job.id))?.state, "blocked");
+    assert.equal(modelRequests(w.gw.fake).length, 0);
+    await w.cron.createJob(hourly({ name: "escape", script: "../../etc/passwd" }));
+    await w.ticker().tick();
+    const escaped = (await w.cron.listJobs()).find((j) => j.name === "escape");
+    assert.match(escaped?.pausedReason ?? "", /outside/);
+  } finally {
+    await w.close();
+  }
+});
+
+test("only the ticker holding the lease fires; runs a crash left open are closed as interrupted", async () => {
+  const w = await world();
+  try {
+    const job = await w.cron.createJob(hourly());
+    const first = w.ticker();
+    const second = w.ticker(true);
+    const [a, b] = await Promise.all([first.tick(), second.tick()]);
+    assert.equal([a, b].filter((r) => r.leader).length, 1);
+    assert.deepEqual([...a.fired, ...b.fired], [job.id]);
+    assert.equal(modelRequests(w.gw.fake).length, 1);
+
+    // A run left "running" by a process that died.
+    const orphan = await w.cron.claimFire(job.id, null, null);
+    assert.equal(await w.ticker().closeInterrupted(), 1);
+    assert.equal((await w.cron.getRun(orphan!.id))?.status, "error");
+    assert.match((await w.cron.getRun(orphan!.id))?.reason ?? "", /interrupted/);
+  } finally {
+    await w.close();
+  }
+});
+
+test("outputs beyond cron.output_retention are removed, oldest first", async () => {
+  const w = await world({ fallback: { text: "report" } }, "cron:\n  output_retention: 2\n");
+  try {
+    const job = await w.cron.createJob(hourly({ deliver: "local" }));
+    const deps = { runtime: w.gw.runtime, cron: w.cron, gateway: w.gw.store, home: w.gw.home, timeoutMs: 0 };
+    for (let i = 0; i < 3; i++) {
+      const run = await w.cron.claimFire(job.id, null, null);
+      await executeRun({ ...deps, now: () => T0 + i * 1000 }, job, run!);
+    }
+    const dir = join(w.gw.home, "cron", "output", job.id);
+    assert.ok(existsSync(dir));
+    assert.equal(readdirSync(dir).length, 2);
+  } finally {
+    await w.close();
+  }
+});
