@@ -135,6 +135,7 @@ test("a script-only job delivers its output verbatim, reading .env fresh at fire
   try {
     mkdirSync(join(w.gw.home, "scripts"));
     const script = join(w.gw.home, "scripts", "weather.sh");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal shell parameter expansion
     writeFileSync(script, '#!/bin/sh\necho "forecast with key ${WEATHER_KEY:-none}"\n');
     chmodSync(script, 0o755);
     writeFileSync(join(w.gw.home, ".env"), "WEATHER_KEY=changed-after-start\n");
