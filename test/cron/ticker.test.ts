@@ -207,3 +207,25 @@ test("outputs beyond cron.output_retention are removed, oldest first", async () 
     await w.close();
   }
 });
+
+test("a cron script runs in the OS sandbox: the agent's own secrets are out of its reach", async (t) => {
+  if (!["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p))) {
+    return t.diagnostic("bubblewrap is not installed; the sandbox case is checked where it is (CI installs it)");
+  }
+  const w = await world({}, 'sandbox:\n  mode: "workspace-write"\n');
+  try {
+    assert.equal(w.gw.runtime.sandbox.mode, "workspace-write");
+    writeFileSync(join(w.gw.home, "auth.json"), '{"token":"sk-should-stay-hidden"}\n');
+    mkdirSync(join(w.gw.home, "scripts"));
+    const script = join(w.gw.home, "scripts", "peek.sh");
+    writeFileSync(script, '#!/bin/sh\ncat "$HERMES_HOME/auth.json" 2>/dev/null || echo "auth.json: not readable"\n');
+    chmodSync(script, 0o755);
+    const job = await w.cron.createJob(hourly({ script: "peek.sh", noAgent: true, prompt: "" }));
+    await w.ticker().tick();
+    const [run] = await w.cron.runs(job.id);
+    assert.equal(run?.status, "ok", run?.reason ?? "");
+    assert.equal(readFileSync(run!.outputPath!, "utf8"), "auth.json: not readable");
+  } finally {
+    await w.close();
+  }
+});
