@@ -95,12 +95,12 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
       apiUrl = server.url;
       say(`API server listening on ${server.url} (model "${api.modelName}", ${runtime.provider}/${runtime.model})`);
     }
+    const { openGatewayStore } = await import("../state/gateway-store.js");
+    const store = await openGatewayStore(join(home, "state.db"));
+    stops.push(async () => store.close());
     if (platforms.adapters.length > 0) {
-      const { openGatewayStore } = await import("../state/gateway-store.js");
       const { GatewayRunner } = await import("../gateway/runner.js");
       const { resolveGatewaySettings } = await import("../gateway/settings.js");
-      const store = await openGatewayStore(join(home, "state.db"));
-      stops.push(async () => store.close());
       runner = new GatewayRunner({
         runtime,
         store,
@@ -112,6 +112,22 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
       stops.push(() => started.stop(config.agent.restart_drain_timeout * 1000));
       await runner.start();
     }
+    // Scheduled jobs fire here; their deliveries wait in the ledger for the platforms.
+    const { openCronStore } = await import("../state/cron-store.js");
+    const { CronTicker } = await import("../cron/ticker.js");
+    const cron = await openCronStore(join(home, "state.db"));
+    stops.push(async () => cron.close());
+    const seconds = Number(process.env.HERMES_CRON_TIMEOUT ?? 600);
+    const ticker = new CronTicker({
+      runtime,
+      cron,
+      gateway: store,
+      home,
+      timeoutMs: (Number.isFinite(seconds) ? seconds : 600) * 1000,
+      log: gatewayLog,
+    });
+    stops.push(() => ticker.stop());
+    await ticker.start();
   } catch (error) {
     await stopAll();
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {

@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from "commander";
 import { packageVersion } from "../util/version.js";
 import { registerAuthCommands } from "./commands/auth.js";
 import { registerConfigCommands } from "./commands/config.js";
+import { registerCronCommands } from "./commands/cron.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerGatewayCommands } from "./commands/gateway.js";
 import { registerHelpCommand } from "./commands/help.js";
@@ -123,6 +124,7 @@ export function buildProgram(): Command {
   registerToolsCommand(program);
   registerGatewayCommands(program);
   registerPairingCommands(program);
+  registerCronCommands(program);
   registerLogsCommand(program);
   registerHelpCommand(program);
 

@@ -82,7 +82,7 @@ export async function queueDeliveries(
       continue;
     }
     for (const address of resolved) {
-      const key = `${address.platform}:${address.chatId}:${address.threadId ?? ""}`;
+      const key = `${address.platform}:${address.chatId}${address.threadId ? `:${address.threadId}` : ""}`;
       if (seen.has(key)) continue;
       seen.add(key);
       const id = randomUUID();

@@ -65,7 +65,7 @@ test("a due job runs the agent, keeps its output and delivers it through the led
     assert.deepEqual(report.fired, [job.id]);
     const [run] = await w.cron.runs(job.id);
     assert.equal(run?.status, "ok");
-    assert.deepEqual(run?.deliveries, [{ target: "test:home:", state: "queued" }]);
+    assert.deepEqual(run?.deliveries, [{ target: "test:home", state: "queued" }]);
     assert.equal(readFileSync(run!.outputPath!, "utf8"), "3 new messages, none urgent.");
     assert.equal((await w.cron.getJob(job.id))?.nextRunAt, T0 + 3_600_000, "the next fire is an hour after this one");
     const request = modelRequests(w.gw.fake)[0]!;
