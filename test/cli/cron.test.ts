@@ -69,9 +69,8 @@ test("hermes cron refuses a bad schedule, an unknown job, and --no-agent without
 
 test("hermes cron pause and resume, remove, and tick when nothing is due", async () => {
   const { hermes } = setup();
-  const id = /Created ([0-9a-f]{12})/.exec(
-    (await hermes("cron", "create", "every 1h", "x", "--name", "p")).stdout,
-  )?.[1]!;
+  const created = await hermes("cron", "create", "every 1h", "x", "--name", "p");
+  const id = /Created ([0-9a-f]{12})/.exec(created.stdout)?.[1] ?? assert.fail(created.stdout + created.stderr);
   assert.match((await hermes("cron", "pause", id)).stdout, /paused \(paused with hermes cron pause\)/);
   assert.match((await hermes("cron", "resume", id)).stdout, /next /);
   const tick = await hermes("cron", "tick");
