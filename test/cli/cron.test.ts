@@ -49,6 +49,12 @@ test("hermes cron create, list, run and runs: the run is recorded with its outpu
   assert.equal(readFileSync(output, "utf8"), "Nothing new in the inbox.");
   assert.ok(output.startsWith(join(home, "cron", "output", id)));
 
+  const status = await hermes("cron", "status");
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(status.stdout, /No gateway is running: .*deliveries wait in the ledger until a gateway starts/);
+  assert.match(status.stdout, /1 job\(s\); next fire: inbox at /);
+  assert.match(status.stdout, /1 cron delivery waiting in the ledger/);
+
   const runs = await hermes("cron", "runs", id);
   assert.match(runs.stdout, /ok {2}→ telegram:42:queued/);
   assert.match((await hermes("cron", "list")).stdout, /last ok/);

@@ -168,6 +168,38 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
       });
     });
   cron
+    .command("status")
+    .description("whether a gateway fires jobs, what is next, and deliveries still waiting")
+    .action(async () => {
+      await withCron(async (store, home) => {
+        const { join } = await import("node:path");
+        const { runningGateway } = await import("../gateway-service.js");
+        const { openGatewayStore } = await import("../../state/gateway-store.js");
+        const gateway = runningGateway(home);
+        io.out(
+          gateway
+            ? `A gateway (pid ${gateway.pid}) fires jobs every 60 s and sends their deliveries.`
+            : "No gateway is running: jobs fire only on hermes cron tick, and deliveries wait in the ledger until a gateway starts.",
+        );
+        const jobs = await store.listJobs();
+        const next = jobs
+          .filter((j) => j.state === "scheduled" && j.nextRunAt !== null)
+          .sort((a, b) => (a.nextRunAt ?? 0) - (b.nextRunAt ?? 0))[0];
+        const blocked = jobs.filter((j) => j.state === "blocked");
+        io.out(`${jobs.length} job(s); next fire: ${next ? `${next.name} at ${when(next.nextRunAt)}` : "none"}`);
+        for (const job of blocked) io.out(`blocked: ${job.id} ${job.name}: ${job.pausedReason ?? ""}`);
+        const ledger = await openGatewayStore(join(home, "state.db"));
+        try {
+          const waiting = (await ledger.dueDeliveries(Number.MAX_SAFE_INTEGER, 1000)).filter((d) =>
+            d.sessionKey?.startsWith("cron:"),
+          );
+          io.out(`${waiting.length} cron deliver${waiting.length === 1 ? "y" : "ies"} waiting in the ledger`);
+        } finally {
+          ledger.close();
+        }
+      });
+    });
+  cron
     .command("tick")
     .description("fire what is due, once (for a system timer when no gateway runs)")
     .action(async () => {
