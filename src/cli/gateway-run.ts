@@ -98,6 +98,13 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     const { openGatewayStore } = await import("../state/gateway-store.js");
     const store = await openGatewayStore(join(home, "state.db"));
     stops.push(async () => store.close());
+    // Scheduled jobs: the agent's cronjob tool, and the ticker (their deliveries wait in the ledger).
+    const { openCronStore } = await import("../state/cron-store.js");
+    const cron = await openCronStore(join(home, "state.db"));
+    stops.push(async () => cron.close());
+    const { registerCronjobTool } = await import("../tools/builtin/cronjob.js");
+    const { cronToolBackend } = await import("../cron/tool-backend.js");
+    registerCronjobTool(runtime.registry, cronToolBackend(cron));
     if (platforms.adapters.length > 0) {
       const { GatewayRunner } = await import("../gateway/runner.js");
       const { resolveGatewaySettings } = await import("../gateway/settings.js");
@@ -112,11 +119,7 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
       stops.push(() => started.stop(config.agent.restart_drain_timeout * 1000));
       await runner.start();
     }
-    // Scheduled jobs fire here; their deliveries wait in the ledger for the platforms.
-    const { openCronStore } = await import("../state/cron-store.js");
     const { CronTicker } = await import("../cron/ticker.js");
-    const cron = await openCronStore(join(home, "state.db"));
-    stops.push(async () => cron.close());
     const seconds = Number(process.env.HERMES_CRON_TIMEOUT ?? 600);
     const ticker = new CronTicker({
       runtime,

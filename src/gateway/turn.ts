@@ -46,6 +46,15 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
     interactive: attended,
     ...(sessionId ? { sessionId } : {}),
     requestApproval: (request) => runner.askApproval(message, sessionKey, request),
+    // A job the agent schedules from this chat delivers back here.
+    services: {
+      cronOrigin: {
+        platform: message.platform,
+        chatId: message.chatId,
+        threadId: message.threadId ?? null,
+        userId: message.userId,
+      },
+    },
     clarify: (question, choices) => runner.askQuestion(message, sessionKey, question, choices),
   });
 }

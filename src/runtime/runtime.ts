@@ -95,6 +95,8 @@ export interface AgentRequest {
   onEvent?: AgentListener;
   /** `false`: the agent writes nothing to the session store (OpenAI's `store: false`). */
   persist?: boolean;
+  /** More services for this agent's tools (the gateway passes the chat a cronjob comes from). */
+  services?: Record<string, unknown>;
 }
 
 export interface HermesRuntime {
@@ -271,6 +273,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ...(request.memoryScope !== undefined ? memoryOption(home, config, request.memoryScope) : {}),
     };
     if (request.persist === false) delete agentOptions.sessionStore;
+    if (request.services) agentOptions.services = { ...agentOptions.services, ...request.services };
     const clarify = request.clarify ?? callbacks.clarify;
     const requestApproval = request.requestApproval ?? callbacks.requestApproval;
     if (clarify) agentOptions.clarify = clarify;

@@ -229,3 +229,75 @@ test("a cron script runs in the OS sandbox: the agent's own secrets are out of i
     await w.close();
   }
 });
+
+test("a job the agent schedules from a chat with the cronjob tool delivers back to that chat", async () => {
+  const { registerCronjobTool } = await import("../../src/tools/builtin/cronjob.js");
+  const { cronToolBackend } = await import("../../src/cron/tool-backend.js");
+  const { lastToolResults } = await import("../helpers/agent-harness.js");
+  const w = await world({
+    script: [
+      {
+        toolCalls: [
+          {
+            name: "cronjob",
+            arguments: { action: "create", schedule: "every 1h", prompt: "check the build status", name: "build" },
+          },
+        ],
+      },
+      (req) => ({ text: `scheduled: ${lastToolResults(req)[0]}` }),
+      { text: "The build is green." },
+    ],
+  });
+  try {
+    registerCronjobTool(
+      w.gw.runtime.registry,
+      cronToolBackend(w.cron, () => w.clock.now),
+    );
+    w.gw.adapter.inject({ chatId: "dev-chat", messageId: "1", text: "tell me every hour how the build is" });
+    const confirmation = await w.gw.adapter.waitForText(/^scheduled:/, "dev-chat");
+    assert.match(confirmation, /"success":true/);
+    const [job] = await w.cron.listJobs();
+    assert.equal(job?.deliver, "origin");
+    assert.deepEqual(job?.origin, { platform: "test", chatId: "dev-chat", threadId: null, userId: "user-1" });
+    assert.equal(job?.nextRunAt, T0 + 3_600_000);
+
+    w.clock.now = T0 + 3_600_000 + 1000;
+    assert.deepEqual((await w.ticker().tick()).fired, [job?.id]);
+    await w.gw.runner.deliveries.sweep();
+    assert.equal(await w.gw.adapter.waitForText(/green/, "dev-chat"), "⏰ build\n\nThe build is green.");
+  } finally {
+    await w.close();
+  }
+});
+
+test("the cronjob tool explains what is missing instead of failing", async () => {
+  const { cronjobTool } = await import("../../src/tools/builtin/cronjob.js");
+  const { cronToolBackend } = await import("../../src/cron/tool-backend.js");
+  const none = JSON.parse(await cronjobTool({ action: "list" }, {}));
+  assert.match(none.error, /not available here/);
+  const w = await world();
+  try {
+    const services = { cron: cronToolBackend(w.cron) };
+    assert.match(JSON.parse(await cronjobTool({ action: "pause" }, { services })).error, /pause needs job_id/);
+    assert.match(
+      JSON.parse(await cronjobTool({ action: "create", prompt: "x" }, { services })).error,
+      /needs schedule and prompt/,
+    );
+    assert.match(
+      JSON.parse(await cronjobTool({ action: "create", prompt: "x", schedule: "whenever" }, { services })).error,
+      /not a schedule/,
+    );
+    assert.match(
+      JSON.parse(await cronjobTool({ action: "remove", job_id: "0123456789ab" }, { services })).error,
+      /no job/,
+    );
+    const made = JSON.parse(await cronjobTool({ action: "create", prompt: "x", schedule: "every 1h" }, { services }));
+    assert.equal(made.job.deliver, "local", "without a chat, output stays local");
+    const paused = JSON.parse(await cronjobTool({ action: "pause", job_id: made.job.id }, { services }));
+    assert.equal(paused.job.state, "paused");
+    const soon = JSON.parse(await cronjobTool({ action: "run", job_id: made.job.id }, { services }));
+    assert.equal(soon.job.state, "scheduled");
+  } finally {
+    await w.close();
+  }
+});
