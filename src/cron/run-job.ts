@@ -21,7 +21,7 @@ export interface CronRunDeps {
   cron: CronStore;
   gateway: GatewayStore;
   home: string;
-  /** Stop a run after this long (`HERMES_CRON_TIMEOUT`, default 600 s; 0 = no limit). */
+  /** Stop a run that shows no progress for this long (`HERMES_CRON_TIMEOUT`, default 600 s; 0 = no limit). */
   timeoutMs: number;
   now?: () => number;
   log?: (line: string) => void;
@@ -122,23 +122,34 @@ async function runAgent(
     toolsets: job.enabledToolsets ?? ["hermes-cron"],
     interactive: false,
   });
+  // The limit is on inactivity: a run that keeps streaming or calling tools is not cut short.
   let timedOut = false;
-  const timer =
-    deps.timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          agent.interrupt("the cron job ran out of time");
-        }, deps.timeoutMs)
-      : undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    if (deps.timeoutMs <= 0) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      agent.interrupt("the cron job went quiet for too long");
+    }, deps.timeoutMs);
+  };
+  const stopWatching = agent.on(arm);
+  arm();
   try {
     const result = await agent.runConversation(prompt);
-    if (timedOut)
-      return { text: result.finalResponse, status: "timed_out", reason: `stopped after ${deps.timeoutMs / 1000} s` };
+    if (timedOut) {
+      return {
+        text: result.finalResponse,
+        status: "timed_out",
+        reason: `stopped after ${deps.timeoutMs / 1000} s without progress`,
+      };
+    }
     if (result.error) return { text: "", status: "error", reason: result.error };
     return { text: result.finalResponse, status: "ok" };
   } catch (error) {
     return { text: "", status: "error", reason: error instanceof Error ? error.message : String(error) };
   } finally {
+    stopWatching();
     clearTimeout(timer);
   }
 }
@@ -172,26 +183,25 @@ export async function executeRun(deps: CronRunDeps, job: CronJob, run: CronRun):
       scriptOutput = script.output;
     }
     let text: string;
-    let status: "ok" | "timed_out" = "ok";
-    let reason: string | undefined;
     if (job.noAgent) {
       text = scriptOutput ?? "";
     } else {
       const outcome = await runAgent(job, buildPrompt(job, scriptOutput, deps.home), deps);
-      if (outcome.status === "error") {
+      if (outcome.status !== "ok") {
         const why = outcome.reason ?? "the agent failed";
-        return finish({ status: "error", reason: why, deliveries: await reportFailure(why) });
+        const partial = outcome.text.trim()
+          ? { outputPath: saveOutput(deps.home, job, outcome.text, now(), deps.runtime.config.cron.output_retention) }
+          : {};
+        return finish({ status: outcome.status, reason: why, ...partial, deliveries: await reportFailure(why) });
       }
       text = outcome.text;
-      status = outcome.status;
-      reason = outcome.reason;
     }
     const outputPath = saveOutput(deps.home, job, text, now(), deps.runtime.config.cron.output_retention);
     if (!text.trim() || isSilentResponse(text))
       return finish({ status: "silent", outputPath, reason: text.trim() ? "silence marker" : "empty output" });
     const body = deps.runtime.config.cron.wrap_response ? `⏰ ${job.name}\n\n${text}` : text;
     const deliveries = await queueDeliveries(job, job.deliver, body, deps.gateway, homeFromConfig(deps));
-    return finish({ status, reason: reason ?? null, outputPath, deliveries });
+    return finish({ status: "ok", outputPath, deliveries });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return finish({ status: "error", reason: why, deliveries: await reportFailure(why).catch(() => []) });

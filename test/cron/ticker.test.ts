@@ -301,3 +301,25 @@ test("the cronjob tool explains what is missing instead of failing", async () =>
     await w.close();
   }
 });
+
+test("HERMES_CRON_TIMEOUT limits inactivity: a stalled run is stopped and recorded, a slow steady one finishes", async () => {
+  const steady = "word ".repeat(30).trim();
+  const w = await world({
+    script: [
+      { text: "starting and then nothing", fault: { kind: "stall", afterChunks: 1 } },
+      { text: steady, chunkDelayMs: 15 },
+    ],
+  });
+  try {
+    const deps = { runtime: w.gw.runtime, cron: w.cron, gateway: w.gw.store, home: w.gw.home, timeoutMs: 150 };
+    const job = await w.cron.createJob(hourly({ deliver: "local" }));
+    const stalled = await executeRun(deps, job, (await w.cron.claimFire(job.id, null, null))!);
+    assert.equal(stalled.status, "timed_out");
+    assert.match(stalled.reason ?? "", /without progress/);
+    const slow = await executeRun(deps, job, (await w.cron.claimFire(job.id, null, null))!);
+    assert.equal(slow.status, "ok", "30 chunks 15 ms apart take longer than the limit, but never pause that long");
+    assert.equal(readFileSync(slow.outputPath!, "utf8"), steady);
+  } finally {
+    await w.close();
+  }
+});
