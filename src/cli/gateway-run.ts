@@ -104,7 +104,8 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     stops.push(async () => cron.close());
     const { registerCronjobTool } = await import("../tools/builtin/cronjob.js");
     const { cronToolBackend } = await import("../cron/tool-backend.js");
-    registerCronjobTool(runtime.registry, cronToolBackend(cron));
+    const scheduler = cronToolBackend(cron);
+    registerCronjobTool(runtime.registry, scheduler);
     if (platforms.adapters.length > 0) {
       const { GatewayRunner } = await import("../gateway/runner.js");
       const { resolveGatewaySettings } = await import("../gateway/settings.js");
@@ -114,6 +115,7 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
         settings: resolveGatewaySettings(runtime.config, process.env),
         adapters: platforms.adapters,
         log: gatewayLog,
+        scheduler,
       });
       const started = runner;
       stops.push(() => started.stop(config.agent.restart_drain_timeout * 1000));

@@ -20,10 +20,17 @@ function view(job: CronJob) {
   };
 }
 
+/** Whether `job` belongs to the chat `scope` (no scope: every job, as in the terminal). */
+function inScope(job: CronJob, scope: CronToolOrigin | null | undefined): boolean {
+  if (!scope) return true;
+  return job.origin?.platform === scope.platform && job.origin.chatId === scope.chatId;
+}
+
 export function cronToolBackend(store: CronStore, now: () => number = Date.now): CronToolBackend {
-  const find = async (id: string) => {
+  const find = async (id: string, scope?: CronToolOrigin | null) => {
     const job = await store.getJob(id);
-    if (!job) throw new Error(`no job ${id}; list shows the ids`);
+    // Another chat's job is reported exactly like a missing one.
+    if (!job || !inScope(job, scope)) throw new Error(`no job ${id}; list shows the ids`);
     return job;
   };
   const schedulePatch = (text: string) => {
@@ -42,11 +49,11 @@ export function cronToolBackend(store: CronStore, now: () => number = Date.now):
       });
       return view(job);
     },
-    async list() {
-      return (await store.listJobs()).map(view);
+    async list(scope) {
+      return (await store.listJobs()).filter((job) => inScope(job, scope)).map(view);
     },
-    async update(id, spec: CronToolJobSpec) {
-      await find(id);
+    async update(id, spec: CronToolJobSpec, scope) {
+      await find(id, scope);
       const patch = {
         ...(spec.schedule ? schedulePatch(spec.schedule) : {}),
         ...(spec.prompt !== undefined ? { prompt: spec.prompt } : {}),
@@ -55,12 +62,12 @@ export function cronToolBackend(store: CronStore, now: () => number = Date.now):
       };
       return view(await store.updateJob(id, patch));
     },
-    async pause(id) {
-      await find(id);
+    async pause(id, scope) {
+      await find(id, scope);
       return view(await store.updateJob(id, { state: "paused", pausedAt: now(), pausedReason: "paused by the agent" }));
     },
-    async resume(id) {
-      const job = await find(id);
+    async resume(id, scope) {
+      const job = await find(id, scope);
       const at = now();
       const next =
         job.nextRunAt !== null && job.nextRunAt > at
@@ -72,12 +79,12 @@ export function cronToolBackend(store: CronStore, now: () => number = Date.now):
         await store.updateJob(id, { state: "scheduled", pausedAt: null, pausedReason: null, nextRunAt: next }),
       );
     },
-    async remove(id) {
-      await find(id);
+    async remove(id, scope) {
+      await find(id, scope);
       return store.deleteJob(id);
     },
-    async runSoon(id) {
-      await find(id);
+    async runSoon(id, scope) {
+      await find(id, scope);
       return view(await store.updateJob(id, { state: "scheduled", nextRunAt: now() }));
     },
   };

@@ -7,6 +7,7 @@
 import type { Agent } from "../agent/agent.js";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import type { GatewayStore } from "../state/gateway-store.js";
+import type { CronToolBackend } from "../tools/builtin/cronjob.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import { authorize, pairingReply, requestPairing } from "./authorization.js";
 import { type CommandContext, handleCommand, parseCommand } from "./commands.js";
@@ -39,6 +40,8 @@ export interface GatewayRunnerOptions {
   approvalTimeoutMs?: number;
   /** First retry delay of a failed send (default 2 s). */
   retryBaseMs?: number;
+  /** The scheduler behind /cron (the same one the agent's cronjob tool uses). */
+  scheduler?: CronToolBackend;
   now?: () => number;
 }
 

@@ -323,3 +323,36 @@ test("HERMES_CRON_TIMEOUT limits inactivity: a stalled run is stopped and record
     await w.close();
   }
 });
+
+test("/cron lists and manages this chat's jobs only; another chat's job looks like no job", async () => {
+  const { cronToolBackend } = await import("../../src/cron/tool-backend.js");
+  const { GatewayRunner } = await import("../../src/gateway/runner.js");
+  const w = await world();
+  try {
+    const scheduler = cronToolBackend(w.cron, () => w.clock.now);
+    const mine = (await scheduler.create(
+      { schedule: "every 1h", prompt: "x", name: "mine" },
+      { platform: "test", chatId: "chat-1" },
+    )) as { id: string };
+    const theirs = (await scheduler.create(
+      { schedule: "every 1h", prompt: "y", name: "theirs" },
+      { platform: "test", chatId: "other-chat" },
+    )) as { id: string };
+    // The harness's runner has no scheduler: /cron says so.
+    w.gw.adapter.inject({ messageId: "0", text: "/cron" });
+    await w.gw.adapter.waitForText(/not available here/);
+    Object.assign((w.gw.runner as InstanceType<typeof GatewayRunner>).options, { scheduler });
+    w.gw.adapter.inject({ messageId: "1", text: "/cron" });
+    const listing = await w.gw.adapter.waitForText(/\[every 1h\]/);
+    assert.match(listing, new RegExp(`${mine.id} {2}mine`));
+    assert.doesNotMatch(listing, /theirs/);
+    w.gw.adapter.inject({ messageId: "2", text: `/cron pause ${theirs.id}` });
+    await w.gw.adapter.waitForText(new RegExp(`no job ${theirs.id}`));
+    assert.equal((await w.cron.getJob(theirs.id))?.state, "scheduled");
+    w.gw.adapter.inject({ messageId: "3", text: `/cron pause ${mine.id}` });
+    await w.gw.adapter.waitForText(/Paused/);
+    assert.equal((await w.cron.getJob(mine.id))?.state, "paused");
+  } finally {
+    await w.close();
+  }
+});

@@ -23,16 +23,19 @@ export interface CronToolJobSpec {
   repeat?: number;
 }
 
-/** What the tool needs from the scheduler; every method returns a JSON-able result or throws a readable error. */
+/**
+ * What the tool needs from the scheduler; every method returns a JSON-able result or throws a
+ * readable error. With a `scope` (the chat a call comes from), only that chat's jobs are seen.
+ */
 export interface CronToolBackend {
   create(spec: CronToolJobSpec & { schedule: string; prompt: string }, origin: CronToolOrigin | null): Promise<unknown>;
-  list(): Promise<unknown>;
-  update(id: string, spec: CronToolJobSpec): Promise<unknown>;
-  pause(id: string): Promise<unknown>;
-  resume(id: string): Promise<unknown>;
-  remove(id: string): Promise<unknown>;
+  list(scope?: CronToolOrigin | null): Promise<unknown[]>;
+  update(id: string, spec: CronToolJobSpec, scope?: CronToolOrigin | null): Promise<unknown>;
+  pause(id: string, scope?: CronToolOrigin | null): Promise<unknown>;
+  resume(id: string, scope?: CronToolOrigin | null): Promise<unknown>;
+  remove(id: string, scope?: CronToolOrigin | null): Promise<unknown>;
   /** Makes the job due now; the ticker runs it at its next pass. */
-  runSoon(id: string): Promise<unknown>;
+  runSoon(id: string, scope?: CronToolOrigin | null): Promise<unknown>;
 }
 
 export const cronjobParameters = z.object({
@@ -91,17 +94,17 @@ export async function cronjobTool(args: CronjobArgs, ctx: Pick<ToolContext, "ser
           job: await backend.create({ ...spec, schedule: args.schedule, prompt: args.prompt }, origin),
         });
       case "list":
-        return reply({ success: true, jobs: await backend.list() });
+        return reply({ success: true, jobs: await backend.list(origin) });
       case "update":
-        return reply({ success: true, job: await backend.update(needId(), spec) });
+        return reply({ success: true, job: await backend.update(needId(), spec, origin) });
       case "pause":
-        return reply({ success: true, job: await backend.pause(needId()) });
+        return reply({ success: true, job: await backend.pause(needId(), origin) });
       case "resume":
-        return reply({ success: true, job: await backend.resume(needId()) });
+        return reply({ success: true, job: await backend.resume(needId(), origin) });
       case "remove":
-        return reply({ success: true, removed: await backend.remove(needId()) });
+        return reply({ success: true, removed: await backend.remove(needId(), origin) });
       case "run":
-        return reply({ success: true, job: await backend.runSoon(needId()) });
+        return reply({ success: true, job: await backend.runSoon(needId(), origin) });
     }
   } catch (error) {
     return reply({ success: false, error: error instanceof Error ? error.message : String(error) });
