@@ -78,6 +78,20 @@ test("hermes cron pause and resume, remove, and tick when nothing is due", async
   const created = await hermes("cron", "create", "every 1h", "x", "--name", "p");
   const id = /Created ([0-9a-f]{12})/.exec(created.stdout)?.[1] ?? assert.fail(created.stdout + created.stderr);
   assert.match((await hermes("cron", "pause", id)).stdout, /paused \(paused with hermes cron pause\)/);
+  const edited = await hermes(
+    "cron",
+    "edit",
+    id,
+    "--schedule",
+    "every 3h",
+    "--deliver",
+    "telegram",
+    "--name",
+    "renamed",
+  );
+  assert.equal(edited.code, 0, edited.stderr);
+  assert.match(edited.stdout, /renamed {2}\[every 3h\] {2}→ telegram/);
+  assert.equal((await hermes("cron", "edit", id)).code, 2, "an edit with nothing to change is refused");
   assert.match((await hermes("cron", "resume", id)).stdout, /next /);
   const tick = await hermes("cron", "tick");
   assert.equal(tick.code, 0, tick.stderr);

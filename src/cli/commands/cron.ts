@@ -114,6 +114,42 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
       });
     });
   cron
+    .command("edit <id>")
+    .description("change a job's schedule, prompt, name or delivery")
+    .option("--schedule <schedule>", "a new schedule (the next fire is computed from now)")
+    .option("--prompt <prompt>", "a new prompt")
+    .option("--name <name>", "a new name")
+    .option("--deliver <targets>", "new delivery targets")
+    .option("--failure-deliver <targets>", "where errors and skips go")
+    .action(async (id: string, opts: Record<string, string | undefined>) => {
+      const patch: Record<string, unknown> = {};
+      if (opts.schedule) {
+        const { parseSchedule, ScheduleError } = await import("../../cron/schedule.js");
+        const { nextRunAfter } = await import("../../cron/timing.js");
+        try {
+          const schedule = parseSchedule(opts.schedule);
+          Object.assign(patch, {
+            schedule,
+            scheduleDisplay: opts.schedule,
+            nextRunAt: nextRunAfter({ schedule }, Date.now()),
+          });
+        } catch (error) {
+          if (error instanceof ScheduleError) throw new UsageError(error.message);
+          throw error;
+        }
+      }
+      if (opts.prompt !== undefined) patch.prompt = opts.prompt;
+      if (opts.name !== undefined) patch.name = opts.name;
+      if (opts.deliver !== undefined) patch.deliver = opts.deliver;
+      if (opts.failureDeliver !== undefined) patch.failureDeliver = opts.failureDeliver;
+      if (Object.keys(patch).length === 0)
+        throw new UsageError("nothing to change: give --schedule, --prompt, --name or --deliver");
+      await withCron(async (store) => {
+        await findJob(store, id);
+        io.out(describe(await store.updateJob(id, patch)));
+      });
+    });
+  cron
     .command("runs <id>")
     .description("the record of a job's fires, newest first")
     .option("-n, --limit <n>", "how many", "20")
