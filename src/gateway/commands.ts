@@ -51,10 +51,7 @@ async function startFresh(ctx: CommandContext): Promise<void> {
   agentOf(ctx)?.interrupt("a new session was started");
   runner.runtime.evict(sessionKey);
   const fresh = await runner.runtime.store.createSession({ source: message.platform });
-  await runner.store.setSessionRoute(
-    { sessionKey, sessionId: fresh.id, platform: message.platform, chatId: message.chatId },
-    runner.now(),
-  );
+  await runner.routeSession(sessionKey, message, fresh.id);
 }
 
 const COMMANDS: Record<string, GatewayCommand> = {
@@ -217,15 +214,7 @@ const COMMANDS: Record<string, GatewayCommand> = {
       if (!agent) return "Nothing to compress yet.";
       const result = await agent.compress(args || undefined);
       if (!result?.compressed) return `Not compressed${result?.reason ? `: ${result.reason}` : ""}.`;
-      await ctx.runner.store.setSessionRoute(
-        {
-          sessionKey: ctx.sessionKey,
-          sessionId: agent.sessionId,
-          platform: ctx.message.platform,
-          chatId: ctx.message.chatId,
-        },
-        ctx.runner.now(),
-      );
+      await ctx.runner.routeSession(ctx.sessionKey, ctx.message, agent.sessionId);
       return `Compressed: ~${result.tokensBefore} → ~${result.tokensAfter} tokens.`;
     },
   },
@@ -245,15 +234,7 @@ const COMMANDS: Record<string, GatewayCommand> = {
       const session = await ctx.runner.runtime.store.getSession(args);
       if (!session || session.source !== ctx.message.platform) return `No conversation "${args}" here.`;
       ctx.runner.runtime.evict(ctx.sessionKey);
-      await ctx.runner.store.setSessionRoute(
-        {
-          sessionKey: ctx.sessionKey,
-          sessionId: session.id,
-          platform: ctx.message.platform,
-          chatId: ctx.message.chatId,
-        },
-        ctx.runner.now(),
-      );
+      await ctx.runner.routeSession(ctx.sessionKey, ctx.message, session.id);
       return `Continuing "${session.title ?? session.id}".`;
     },
   },

@@ -298,6 +298,14 @@ export class GatewayRunner {
     );
   }
 
+  /** Points the chat's session key at `sessionId` (a new, resumed or continued session). */
+  async routeSession(sessionKey: string, message: InboundMessage, sessionId: string): Promise<void> {
+    await this.store.setSessionRoute(
+      { sessionKey, sessionId, platform: message.platform, chatId: message.chatId },
+      this.now(),
+    );
+  }
+
   /** Where answers to `message` go: its own chat, or the target its platform named. */
   async replyTarget(message: InboundMessage): Promise<ReplyTarget> {
     const own = { platform: message.platform, chatId: message.chatId, threadId: message.threadId ?? null };

@@ -112,10 +112,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     unsubscribe();
     await stream.close();
   }
-  await runner.store.setSessionRoute(
-    { sessionKey, sessionId: agent.sessionId, platform: message.platform, chatId: message.chatId },
-    runner.now(),
-  );
+  await runner.routeSession(sessionKey, message, agent.sessionId);
   await sendReply(runner, turn, reply, stream.previewMessageId);
   for (const key of inboundKeys) await runner.store.finishInbound(key, runner.now());
   await compressIfFull(runner, agent, turn);
@@ -154,15 +151,7 @@ async function compressIfFull(runner: GatewayRunner, agent: Agent, turn: Turn): 
   if (!agent.shouldCompressBetweenTurns()) return;
   try {
     await agent.compress();
-    await runner.store.setSessionRoute(
-      {
-        sessionKey: turn.sessionKey,
-        sessionId: agent.sessionId,
-        platform: turn.message.platform,
-        chatId: turn.message.chatId,
-      },
-      runner.now(),
-    );
+    await runner.routeSession(turn.sessionKey, turn.message, agent.sessionId);
   } catch (error) {
     runner.log(`compressing ${turn.sessionKey} failed: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { type CronStore, openCronStore } from "../../src/state/cron-store.js";
+import { runModuleWorker } from "./module-worker.js";
 import { tempDir } from "./temp-dir.js";
 
 const STORE_MODULE = pathToFileURL(join(import.meta.dirname, "..", "..", "src", "state", "cron-store.ts")).href;
@@ -171,28 +171,8 @@ test("two processes claiming the same fires at once fire each exactly once", asy
     store.close();
     console.log(JSON.stringify(won));
   `;
-  const run = () =>
-    new Promise<string[]>((resolve, reject) => {
-      const child = spawn(process.execPath, [
-        "--import",
-        "tsx",
-        "--input-type=module",
-        "-e",
-        worker,
-        STORE_MODULE,
-        path,
-        JSON.stringify(ids),
-      ]);
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d) => {
-        out += d;
-      });
-      child.stderr.on("data", (d) => {
-        err += d;
-      });
-      child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(err))));
-    });
+  const run = async () =>
+    JSON.parse(await runModuleWorker(worker, [STORE_MODULE, path, JSON.stringify(ids)])) as string[];
   const [a, b] = await Promise.all([run(), run()]);
   assert.deepEqual([...a, ...b].sort(), [...ids].sort());
   const reopened = await openCronStore(path);

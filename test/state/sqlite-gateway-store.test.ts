@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { type GatewayStore, openGatewayStore, type PairingLimits } from "../../src/state/gateway-store.js";
+import { runModuleWorker } from "./module-worker.js";
 import { tempDir } from "./temp-dir.js";
 
 const STORE_MODULE = pathToFileURL(join(import.meta.dirname, "..", "..", "src", "state", "gateway-store.ts")).href;
@@ -66,27 +67,7 @@ test("two processes claiming the same messages at once accept each exactly once"
     store.close();
     console.log(JSON.stringify(won));
   `;
-  const run = () =>
-    new Promise<number[]>((resolve, reject) => {
-      const child = spawn(process.execPath, [
-        "--import",
-        "tsx",
-        "--input-type=module",
-        "-e",
-        worker,
-        STORE_MODULE,
-        path,
-      ]);
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d) => {
-        out += d;
-      });
-      child.stderr.on("data", (d) => {
-        err += d;
-      });
-      child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as number[]) : reject(new Error(err))));
-    });
+  const run = async () => JSON.parse(await runModuleWorker(worker, [STORE_MODULE, path])) as number[];
   const [a, b] = await Promise.all([run(), run()]);
   assert.deepEqual(
     [...a, ...b].sort((x, y) => x - y),
