@@ -195,18 +195,26 @@ export class GatewayRunner {
     }
     await this.deliveries.stop();
     await Promise.all(this.supervisors.map((s) => s.stop()));
+    // Messages recorded during the drain are written before the store can close.
+    await Promise.allSettled([...this.accepting]);
   }
 
   /** Takes an inbound message from an adapter; errors are logged, never thrown at the adapter. */
   private accept(message: InboundMessage): void {
-    if (this.stopping) return;
-    const work = this.dispatch(message, false).catch((error: unknown) => {
+    // While stopping, a message is only recorded: the next start answers it.
+    const handle = this.stopping ? this.record(message) : this.dispatch(message, false);
+    const work = handle.catch((error: unknown) => {
       this.log(
         `inbound ${message.platform}:${message.messageId} failed: ${error instanceof Error ? error.message : error}`,
       );
     });
     this.accepting.add(work);
     void work.finally(() => this.accepting.delete(work));
+  }
+
+  private async record(message: InboundMessage): Promise<void> {
+    const key = { platform: message.platform, chatId: message.chatId, messageId: message.messageId };
+    await this.store.claimInbound(key, buildSessionKey(message, this.settings.keys), message, this.now());
   }
 
   private async dispatch(message: InboundMessage, recovered: boolean): Promise<void> {

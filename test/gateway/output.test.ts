@@ -241,3 +241,38 @@ test("an adapter with approval buttons shows them instead of the text prompt", a
     await gw.close();
   }
 });
+
+test("a message that arrives while the gateway drains is recorded, and answered after the restart", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const gw = await startGateway({
+    provider: {
+      script: [
+        async () => {
+          await gate;
+          return { text: "first answer" };
+        },
+      ],
+      fallback: (req) => ({
+        text: `answer to ${JSON.stringify(req.body.messages).includes("during the drain") ? "the late one" : "?"}`,
+      }),
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "work" });
+    while (gw.fake.requests.filter((r) => r.method === "POST").length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const stopping = gw.runner.stop(10_000);
+    gw.adapter.inject({ chatId: "other", messageId: "2", text: "sent during the drain" });
+    release();
+    await stopping;
+    assert.deepEqual(gw.adapter.texts(), ["first answer"], "nothing new starts while draining");
+    await gw.restart();
+    await gw.adapter.waitForText(/answer to the late one/, "other");
+  } finally {
+    await gw.close();
+  }
+});
