@@ -245,7 +245,10 @@ export class SqliteCronStore implements CronStore {
       if (job) {
         const failedDelivery = deliveries.find((d) => d.state === "failed");
         const completed = job.repeat.completed + 1;
-        const done = job.repeat.times !== null && completed >= job.repeat.times;
+        // Done when the repeat count is reached, or a scheduled fire left no next one (a one-shot job).
+        const done =
+          (job.repeat.times !== null && completed >= job.repeat.times) ||
+          (row.scheduled_for !== null && job.nextRunAt === null);
         this.saveJob(
           {
             ...job,

@@ -356,3 +356,37 @@ test("/cron lists and manages this chat's jobs only; another chat's job looks li
     await w.close();
   }
 });
+
+test("a cron-expression job fires at its minute and moves to the next day; a one-shot job fires once and completes", async () => {
+  const w = await world({ fallback: { text: "done" } });
+  try {
+    const daily = await w.cron.createJob(
+      hourly({
+        name: "daily",
+        schedule: { kind: "cron", expr: "0 9 * * *", tz: "UTC" },
+        scheduleDisplay: "0 9 * * *",
+        nextRunAt: Date.parse("2026-11-24T09:00:00Z"),
+      }),
+    );
+    const once = await w.cron.createJob(
+      hourly({
+        name: "once",
+        schedule: { kind: "once", runAt: "2026-11-24T09:00:30Z" },
+        scheduleDisplay: "30s",
+        nextRunAt: Date.parse("2026-11-24T09:00:30Z"),
+      }),
+    );
+    w.clock.now = Date.parse("2026-11-24T08:59:59Z");
+    assert.deepEqual((await w.ticker().tick()).fired, [], "not yet");
+    w.clock.now = Date.parse("2026-11-24T09:01:00Z");
+    assert.deepEqual((await w.ticker().tick()).fired.sort(), [daily.id, once.id].sort());
+    assert.equal((await w.cron.getJob(daily.id))?.nextRunAt, Date.parse("2026-11-25T09:00:00Z"));
+    const finished = await w.cron.getJob(once.id);
+    assert.equal(finished?.state, "completed");
+    assert.equal(finished?.nextRunAt, null);
+    w.clock.now = Date.parse("2026-11-25T09:00:10Z");
+    assert.deepEqual((await w.ticker().tick()).fired, [daily.id], "the one-shot job does not fire again");
+  } finally {
+    await w.close();
+  }
+});
