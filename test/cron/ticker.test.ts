@@ -390,3 +390,20 @@ test("a cron-expression job fires at its minute and moves to the next day; a one
     await w.close();
   }
 });
+
+test("a delivery made while no gateway runs waits in the ledger and is sent once when one starts", async () => {
+  const w = await world({ fallback: { text: "nightly report" } });
+  try {
+    await w.gw.runner.stop();
+    const job = await w.cron.createJob(hourly());
+    await w.ticker().tick();
+    assert.deepEqual((await w.cron.runs(job.id))[0]?.deliveries, [{ target: "test:home", state: "queued" }]);
+    assert.deepEqual(w.gw.adapter.texts(), [], "nothing is sent while the gateway is down");
+    await w.gw.restart();
+    await w.gw.adapter.waitForText(/nightly report/, "home");
+    await w.gw.restart();
+    assert.deepEqual(w.gw.adapter.texts(), [], "and only once");
+  } finally {
+    await w.close();
+  }
+});
