@@ -68,6 +68,12 @@ test("logs picks the last N lines, lines since a time, and errors.log", async ()
   assert.equal(since.stdout, `${recent}\n`);
   const errors = await runNode(["dist/cli/main.js", "logs", "--errors"], { env: env(home) });
   assert.match(errors.stdout, /ERROR agent broke/);
+  writeFileSync(join(home, "logs", "gateway.log"), `${new Date().toISOString()} INFO  gateway webhook: listening\n`);
+  const gateway = await runNode(["dist/cli/main.js", "logs", "--gateway"], { env: env(home) });
+  assert.match(gateway.stdout, /gateway webhook: listening/);
+  const both = await runNode(["dist/cli/main.js", "logs", "--gateway", "--errors"], { env: env(home) });
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /pick one/);
   const bad = await runNode(["dist/cli/main.js", "logs", "--since", "yesterdayish"], { env: env(home) });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--since "yesterdayish" is not a duration/);
