@@ -134,9 +134,40 @@ test("refuses to read the agent's own secrets", async () => {
   assert.match(String(result.error), /Refusing/);
 });
 
+test("refuses every one of the agent's secret files, and the database's journal files", async () => {
+  const home = String(process.env.HERMES_HOME);
+  mkdirSync(home, { recursive: true });
+  for (const name of [".env", "auth.json", "state.db", "state.db-wal", "state.db-shm"]) {
+    writeFileSync(join(home, name), "secret material\n");
+    const result = await callTool(registry, "read_file", { path: join(home, name) }, ctx);
+    assert.match(String(result.error), /Refusing to read .*: it holds the agent's own secrets/, name);
+  }
+  writeFileSync(join(home, "notes.md"), "fine to read\n");
+  const ordinary = await callTool(registry, "read_file", { path: join(home, "notes.md") }, ctx);
+  assert.equal(ordinary.error, undefined);
+});
+
+test("refuses devices that never end, also through a symlink, instead of hanging", async () => {
+  const { symlinkSync } = await import("node:fs");
+  for (const device of ["/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", "/dev/fd/0", "/proc/self/fd/0"]) {
+    const result = await callTool(registry, "read_file", { path: device }, ctx);
+    assert.match(String(result.error), /Refusing to read .*: it is a device that never ends/, device);
+  }
+  symlinkSync("/dev/zero", join(dir, "innocent.txt"));
+  const viaLink = await callTool(registry, "read_file", { path: "innocent.txt" }, ctx);
+  assert.match(String(viaLink.error), /Refusing to read \/dev\/zero: it is a device that never ends/);
+});
+
 test("is registered as parallel-safe with a path argument", () => {
   const spec = registry.get("read_file");
   assert.equal(spec?.parallelSafe, true);
   assert.deepEqual(spec?.pathArgs, ["path"]);
   assert.equal(spec?.toolset, "file");
+});
+
+test("refuses a named pipe instead of waiting for a writer that never comes", async () => {
+  const { execFileSync } = await import("node:child_process");
+  execFileSync("mkfifo", [join(dir, "pipe")]);
+  const result = await callTool(registry, "read_file", { path: "pipe" }, ctx);
+  assert.match(String(result.error), /Refusing to read pipe: it is not a regular file/);
 });

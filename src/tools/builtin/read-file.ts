@@ -144,13 +144,18 @@ export async function readFileTool(args: ReadFileArgs, ctx: Pick<ToolContext, "c
   const path = resolveToolPath(args.path, ctx.cwd);
   const shown = displayPath(path, ctx.cwd);
   const real = realLocation(path);
-  const refusal = readRefusal(real);
+  // Judged by the real location and by the name given (/dev/fd/0 resolves to a pipe).
+  const refusal = readRefusal(real) ?? readRefusal(path);
   if (refusal) return json({ error: refusal });
   let size: number;
   try {
     const stat = statSync(path);
     if (stat.isDirectory()) {
       return json({ error: `${shown} is a directory. Use search_files with target "files" to list its contents.` });
+    }
+    if (!stat.isFile()) {
+      // A device, pipe or socket may never end, or block the turn waiting for a writer.
+      return json({ error: `Refusing to read ${shown}: it is not a regular file (a device, pipe or socket).` });
     }
     size = stat.size;
   } catch (error) {

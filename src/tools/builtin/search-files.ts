@@ -89,7 +89,7 @@ export async function searchFilesTool(
   options: SearchFilesOptions = {},
 ): Promise<string> {
   const root = resolveToolPath(args.path ?? ".", ctx.cwd);
-  const refusal = readRefusal(realLocation(root));
+  const refusal = readRefusal(realLocation(root)) ?? readRefusal(root);
   if (refusal) return json({ error: refusal });
   try {
     statSync(root);
