@@ -1,24 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ScriptStep } from "../fake-provider/types.js";
-import { type GatewayHarness, modelRequests, startGateway, userTexts } from "./harness.js";
-
-/** A model reply that waits until the test opens the gate. */
-function gated(reply: ScriptStep): { step: ScriptStep; open: () => void } {
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const step: ScriptStep = async (req, index) => {
-    await gate;
-    return typeof reply === "function" ? reply(req, index) : reply;
-  };
-  return { step, open };
-}
-
-async function untilRequests(gw: GatewayHarness, count: number): Promise<void> {
-  while (modelRequests(gw.fake).length < count) await new Promise((resolve) => setTimeout(resolve, 5));
-}
+import { gated, modelRequests, startGateway, untilModelRequests, userTexts } from "./harness.js";
 
 test("busy_input_mode queue: a message sent while the agent works waits its turn", async () => {
   const first = gated({ text: "first done" });
@@ -28,7 +11,7 @@ test("busy_input_mode queue: a message sent while the agent works waits its turn
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "long task" });
-    await untilRequests(gw, 1);
+    await untilModelRequests(gw.fake, 1);
     gw.adapter.inject({ messageId: "2", text: "and then this" });
     await gw.adapter.waitForText(/Queued/);
     first.open();
@@ -49,7 +32,7 @@ test("a full queue folds further messages into the last queued one; none is drop
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "long task" });
-    await untilRequests(gw, 1);
+    await untilModelRequests(gw.fake, 1);
     gw.adapter.inject({ messageId: "2", text: "queued one" });
     gw.adapter.inject({ messageId: "3", text: "overflow one" });
     await gw.adapter.waitForText(/Queue full/);
@@ -75,7 +58,7 @@ test("busy_input_mode interrupt: a new message stops the running turn and is ans
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "slow" });
-    await untilRequests(gw, 1);
+    await untilModelRequests(gw.fake, 1);
     gw.adapter.inject({ messageId: "2", text: "never mind, this instead" });
     await gw.adapter.waitForText(/answered the new one/);
     // The interrupted message had no reply, so the two user messages reach the model together.
@@ -94,7 +77,7 @@ test("busy_input_mode steer: a message sent mid-run reaches the agent's next mod
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "start the work" });
-    await untilRequests(gw, 1);
+    await untilModelRequests(gw.fake, 1);
     gw.adapter.inject({ messageId: "2", text: "use metric units" });
     await gw.adapter.waitForText(/Added to what I am working on/);
     first.open();
@@ -114,7 +97,7 @@ test("/stop interrupts the run and drops what was queued; /status reports it whi
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "slow" });
-    await untilRequests(gw, 1);
+    await untilModelRequests(gw.fake, 1);
     gw.adapter.inject({ messageId: "2", text: "queued" });
     await gw.adapter.waitForText(/Queued/);
     gw.adapter.inject({ messageId: "3", text: "/status" });

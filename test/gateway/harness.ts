@@ -12,7 +12,7 @@ import type { PlatformAdapter } from "../../src/gateway/types.js";
 import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
 import { type GatewayStore, openGatewayStore } from "../../src/state/gateway-store.js";
 import { startFakeProvider } from "../fake-provider/server.js";
-import type { FakeProvider, FakeProviderOptions, RecordedRequest } from "../fake-provider/types.js";
+import type { FakeProvider, FakeProviderOptions, RecordedRequest, ScriptStep } from "../fake-provider/types.js";
 import { tempDir } from "../state/temp-dir.js";
 
 export interface GatewayHarness {
@@ -109,4 +109,22 @@ export function modelRequests(fake: FakeProvider): RecordedRequest[] {
 export function userTexts(request: RecordedRequest): string[] {
   const messages = (request.body?.messages ?? []) as Array<{ role: string; content: unknown }>;
   return messages.filter((m) => m.role === "user").map((m) => String(m.content));
+}
+
+/** A model reply that waits until the test opens the gate. */
+export function gated(reply: ScriptStep): { step: ScriptStep; open: () => void } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const step: ScriptStep = async (req, index) => {
+    await gate;
+    return typeof reply === "function" ? reply(req, index) : reply;
+  };
+  return { step, open };
+}
+
+/** Resolves once the fake provider has received `count` model requests. */
+export async function untilModelRequests(fake: FakeProvider, count: number): Promise<void> {
+  while (modelRequests(fake).length < count) await new Promise((resolve) => setTimeout(resolve, 5));
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
 import { splitMessage } from "../../src/gateway/split-message.js";
-import { startGateway } from "./harness.js";
+import { gated, startGateway, untilModelRequests } from "./harness.js";
 
 test("a streamed reply grows in one message by edits and ends as the full text", async () => {
   const text = "This reply arrives in many small pieces, so the chat should watch it grow in place.";
@@ -133,27 +133,13 @@ test("a platform whose listener dies is reconnected and reported while it is dow
 });
 
 test("stopping drains: a run in progress finishes and its reply is sent before stop returns", async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const gw = await startGateway({
-    provider: {
-      script: [
-        async () => {
-          await gate;
-          return { text: "finished in time" };
-        },
-      ],
-    },
-  });
+  const first = gated({ text: "finished in time" });
+  const gw = await startGateway({ provider: { script: [first.step] } });
   try {
     gw.adapter.inject({ messageId: "1", text: "work" });
-    while (gw.fake.requests.filter((r) => r.method === "POST").length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await untilModelRequests(gw.fake, 1);
     const stopped = gw.runner.stop(10_000);
-    release();
+    first.open();
     await stopped;
     assert.deepEqual(gw.adapter.texts(), ["finished in time"]);
     assert.deepEqual(await gw.store.unfinishedInbound(), []);
@@ -172,9 +158,7 @@ test("a run still going at the drain timeout is interrupted and told; waiting tu
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "work" });
-    while (gw.fake.requests.filter((r) => r.method === "POST").length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await untilModelRequests(gw.fake, 1);
     gw.adapter.inject({ messageId: "2", text: "and this" });
     await gw.adapter.waitForText(/Queued/);
     await gw.runner.stop(50);
@@ -243,18 +227,10 @@ test("an adapter with approval buttons shows them instead of the text prompt", a
 });
 
 test("a message that arrives while the gateway drains is recorded, and answered after the restart", async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const first = gated({ text: "first answer" });
   const gw = await startGateway({
     provider: {
-      script: [
-        async () => {
-          await gate;
-          return { text: "first answer" };
-        },
-      ],
+      script: [first.step],
       fallback: (req) => ({
         text: `answer to ${JSON.stringify(req.body.messages).includes("during the drain") ? "the late one" : "?"}`,
       }),
@@ -262,12 +238,10 @@ test("a message that arrives while the gateway drains is recorded, and answered 
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "work" });
-    while (gw.fake.requests.filter((r) => r.method === "POST").length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await untilModelRequests(gw.fake, 1);
     const stopping = gw.runner.stop(10_000);
     gw.adapter.inject({ chatId: "other", messageId: "2", text: "sent during the drain" });
-    release();
+    first.open();
     await stopping;
     assert.deepEqual(gw.adapter.texts(), ["first answer"], "nothing new starts while draining");
     await gw.restart();
