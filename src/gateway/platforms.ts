@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HermesConfig } from "../state/config-schema.js";
+import { PLATFORM_CATALOG, platformEnabled } from "./platform-catalog.js";
 import { platformConfig } from "./settings.js";
 import type { PlatformAdapter } from "./types.js";
 
@@ -20,7 +21,7 @@ export interface EnabledPlatforms {
 const truthy = (value: string | undefined) => /^(1|true|yes|on)$/i.test((value ?? "").trim());
 
 /** Platforms this build has adapters for. */
-export const AVAILABLE_PLATFORMS = ["webhook"] as const;
+export const AVAILABLE_PLATFORMS: readonly string[] = ["webhook", ...PLATFORM_CATALOG.map((entry) => entry.name)];
 
 function enabled(config: HermesConfig, env: Env, platform: string): boolean {
   if (truthy(env[`${platform.toUpperCase()}_ENABLED`])) return true;
@@ -49,10 +50,15 @@ export async function enabledPlatforms(
   const notices: string[] = [];
   const named = new Set([...Object.keys(config.platforms), ...Object.keys(config.gateway.platforms)]);
   for (const platform of named) {
-    if ((AVAILABLE_PLATFORMS as readonly string[]).includes(platform)) continue;
+    if (AVAILABLE_PLATFORMS.includes(platform)) continue;
     if (platformConfig(config, platform)?.enabled) {
       notices.push(`platforms.${platform} is enabled, but this build has no ${platform} adapter yet; skipping it`);
     }
+  }
+  for (const entry of PLATFORM_CATALOG) {
+    if (!platformEnabled(config, env, entry.name)) continue;
+    const module = await entry.load();
+    adapters.push(await module.createAdapter({ config, env, home: options.home, log: options.log }));
   }
   if (enabled(config, env, "webhook")) {
     const { WebhookAdapter, WEBHOOK_DEFAULT_PORT } = await import("./adapters/webhook.js");

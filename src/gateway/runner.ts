@@ -381,11 +381,29 @@ export class GatewayRunner {
   ): Promise<string> {
     const timeoutMs = this.runtime.config.approvals.timeout * 1000 * 5;
     const answer = this.interactions.question(sessionKey, timeoutMs);
-    const listed = choices?.length ? `\n${choices.map((c, i) => `${i + 1}. ${c}`).join("\n")}` : "";
-    await this.reply(message, sessionKey, `❓ ${question}${listed}`);
+    if (!(choices?.length && (await this.askWithButtons(message, question, choices)))) {
+      const listed = choices?.length ? `\n${choices.map((c, i) => `${i + 1}. ${c}`).join("\n")}` : "";
+      await this.reply(message, sessionKey, `❓ ${question}${listed}`);
+    }
     const text = await answer;
     const picked = /^\d+$/.test(text.trim()) ? choices?.[Number(text.trim()) - 1] : undefined;
     return picked ?? text;
+  }
+
+  /** Shows the choices as buttons where the platform has them; false when it has none or they failed. */
+  private async askWithButtons(message: InboundMessage, question: string, choices: string[]): Promise<boolean> {
+    const target = await this.replyTarget(message);
+    const adapter = this.adapters.get(target.platform);
+    if (!adapter?.askQuestion) return false;
+    try {
+      await adapter.askQuestion({ chatId: target.chatId, threadId: target.threadId, question, choices });
+      return true;
+    } catch (error) {
+      this.log(
+        `${target.platform}: question buttons failed (${error instanceof Error ? error.message : error}); asking in text`,
+      );
+      return false;
+    }
   }
 
   /** After a restart: messages that were never answered run again; one that crashed us twice is set aside. */

@@ -4,7 +4,10 @@
  * reply through the ledger. The chat's route follows the agent's session id, which changes
  * when compression continues the conversation in a child session.
  */
+
+import { basename } from "node:path";
 import type { Agent } from "../agent/agent.js";
+import { extractOutboundFiles, inboundInput, type OutboundFile } from "./attachments.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
 import type { GatewayRunner } from "./runner.js";
@@ -100,7 +103,8 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   void adapter.typing?.(address).catch(() => undefined);
   let reply: string;
   try {
-    const result = await agent.runConversation(turnText(turn));
+    const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
+    const result = await agent.runConversation(inboundInput(turnText(turn), attachments));
     if (result.error) reply = `⚠ ${result.error}`;
     else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
     else if (result.interrupted && !result.finalResponse) reply = "";
@@ -128,21 +132,48 @@ async function sendReply(
   const target = await runner.replyTarget(message);
   // A target platform that is not running still gets a ledger entry: it is retried, then recorded as failed.
   const adapter = runner.adapter(target.platform);
-  if (!reply.trim()) {
+  const { text, files, refused } = extractOutboundFiles(reply);
+  for (const why of refused) runner.log(`not sending a file the reply named: ${why}`);
+  if (!text.trim()) {
     if (previewId) await adapter?.delete?.({ chatId: target.chatId, threadId: target.threadId }, previewId);
-    return;
+    return sendFiles(runner, turn, files);
   }
-  const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(reply) : reply;
+  const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(text) : text;
   const parts = splitMessage(formatted, adapter?.maxMessageLength ?? 4096);
   const ownChat = target.platform === message.platform && target.chatId === message.chatId;
-  for (const [index, text] of parts.entries()) {
+  for (const [index, part] of parts.entries()) {
     await runner.deliveries.deliver({
       ...target,
       replyTo: index === 0 && ownChat ? message.messageId : null,
       sessionKey,
-      text,
+      text: part,
       editMessageId: index === 0 ? previewId : undefined,
     });
+  }
+  await sendFiles(runner, turn, files);
+}
+
+/** Files the reply asked to send, each as an image or a document; a failure is told in the chat. */
+async function sendFiles(runner: GatewayRunner, turn: Turn, files: OutboundFile[]): Promise<void> {
+  if (files.length === 0) return;
+  const target = await runner.replyTarget(turn.message);
+  const adapter = runner.adapter(target.platform);
+  const address = { chatId: target.chatId, threadId: target.threadId };
+  for (const file of files) {
+    const send = file.image ? (adapter?.sendImage ?? adapter?.sendFile) : adapter?.sendFile;
+    let problem: string | undefined;
+    if (!adapter || !send) problem = `${target.platform} cannot receive files from me`;
+    else {
+      try {
+        await send.call(adapter, address, file.path);
+      } catch (error) {
+        problem = error instanceof Error ? error.message : String(error);
+      }
+    }
+    if (problem) {
+      runner.log(`sending ${file.path} to ${target.platform} ${target.chatId} failed: ${problem}`);
+      await runner.reply(turn.message, turn.sessionKey, `⚠ I could not send ${basename(file.path)}: ${problem}`);
+    }
   }
 }
 

@@ -79,6 +79,11 @@ export interface ApprovalPrompt extends ChatAddress {
   reason: string;
 }
 
+export interface QuestionPrompt extends ChatAddress {
+  question: string;
+  choices: string[];
+}
+
 export type AdapterHealth =
   | { state: "connecting" }
   | { state: "connected"; since: number }
@@ -114,8 +119,17 @@ export interface PlatformAdapter {
   sendFile?(address: ChatAddress, path: string, caption?: string): Promise<SentMessage>;
   /** An image shown inline where the platform can (a file otherwise). */
   sendImage?(address: ChatAddress, path: string, caption?: string): Promise<SentMessage>;
-  /** Platforms with buttons show approve/deny ones; the core falls back to /approve and /deny text. */
+  /**
+   * Platforms with buttons show them (allow once, for the session, always, deny); the core falls
+   * back to /approve and /deny text. A press comes back as an inbound message whose text is
+   * `/approve`, `/approve session`, `/approve always` or `/deny`, from the user who pressed it.
+   */
   askApproval?(prompt: ApprovalPrompt): Promise<SentMessage>;
+  /**
+   * A question with choices as buttons; a press comes back as an inbound message whose text is
+   * the choice. The core falls back to a numbered list in text.
+   */
+  askQuestion?(prompt: QuestionPrompt): Promise<SentMessage>;
   /** Markdown as this platform renders it (the core writes standard markdown). */
   formatMarkdown?(text: string): string;
 }

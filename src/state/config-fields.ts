@@ -60,6 +60,25 @@ export function stringList(fallback: string[] = []) {
   return z.array(z.string(accepts("a string")), accepts("a list of strings")).default(fallback);
 }
 
+/** Ids given as a list or as one comma-separated string (the original's form), as a list. */
+export function idList() {
+  return z
+    .preprocess(
+      (value) => {
+        if (typeof value === "number") return [String(value)];
+        if (typeof value === "string") {
+          return value
+            .split(",")
+            .map((id) => id.trim())
+            .filter(Boolean);
+        }
+        return Array.isArray(value) ? value.map((id) => (typeof id === "number" ? String(id) : id)) : value;
+      },
+      z.array(z.string(), accepts("a list of ids or a comma-separated string")),
+    )
+    .default([]);
+}
+
 export function stringMap() {
   return z.record(z.string(), z.string(accepts("a string")), accepts("a mapping of names to strings")).default({});
 }

@@ -8,6 +8,7 @@ import {
   baseUrlText,
   bool,
   boolOrList,
+  idList,
   integerAtLeast,
   integerBetween,
   nonEmptyText,
@@ -131,6 +132,44 @@ const platformSection = z.looseObject(
   },
   accepts("a mapping of platform settings"),
 );
+
+/** The original's top-level `telegram:` section. */
+const telegramSection = section({
+  /** React to a message while working on it. */
+  reactions: bool(false),
+  /** Group chats the bot answers in (empty: any the allowlists admit). */
+  allowed_chats: idList(),
+  /** An extra system-prompt line per chat id. */
+  channel_prompts: stringMap(),
+});
+
+/** The original's top-level `discord:` section. */
+const discordSection = section({
+  /** In guild channels, answer only messages that mention the bot. */
+  require_mention: bool(true),
+  /** Channels where the bot answers without a mention. */
+  free_response_channels: idList(),
+  /** Channels the bot answers in at all (empty: every channel it can read). */
+  allowed_channels: idList(),
+  /** Open a thread for the conversation a channel mention starts. */
+  auto_thread: bool(true),
+  /** Inside threads, answer only messages that mention the bot. */
+  thread_require_mention: bool(false),
+  /** React with 👀 while working and ✅ when done. */
+  reactions: bool(true),
+  channel_prompts: stringMap(),
+  allow_any_attachment: bool(false),
+  max_attachment_bytes: integerAtLeast(0, 33_554_432),
+});
+
+/** The original's top-level `slack:` section. */
+const slackSection = section({
+  /** In channels, answer only messages that mention the app. */
+  require_mention: bool(true),
+  free_response_channels: idList(),
+  allowed_channels: idList(),
+  channel_prompts: stringMap(),
+});
 
 const platformsMap = () =>
   z.record(z.string(), platformSection, accepts("a mapping of platform names to settings")).default({});
@@ -288,6 +327,9 @@ export const configSchema = z.object(
     gateway: gatewaySection,
     /** Messaging platforms by name (also accepted under `gateway.platforms`). */
     platforms: platformsMap(),
+    telegram: telegramSection,
+    discord: discordSection,
+    slack: slackSection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
     /** Inside a thread each participant has their own session (off: a thread is one conversation). */

@@ -1,0 +1,127 @@
+/**
+ * Files in and out of chats. Inbound: adapters download what users send into
+ * `$HERMES_HOME/cache/<platform>/`; images reach the model as image parts, every other file as a
+ * line naming where it was saved, so the agent can open it with its tools. Outbound: a reply
+ * line `MEDIA:/path` or a markdown image of a local file `![alt](/path)` is sent as a file or an
+ * image, unless it is one of the agent's own secrets, a device, or not a regular file.
+ */
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, extname, isAbsolute, join } from "node:path";
+import type { ContentPart } from "../llm/types.js";
+import { HOME_SECRET_DIRS, readRefusal, realLocation } from "../tools/builtin/file-paths.js";
+import type { Attachment } from "./types.js";
+
+/** Images larger than this go to the model as a file note instead of inline. */
+export const MAX_INLINE_IMAGE_BYTES = 10 * 1024 * 1024;
+
+const IMAGE_TYPES: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+};
+
+/** Where an adapter saves what users send on `platform` (created on first use). */
+export function attachmentsDir(home: string, platform: string): string {
+  const dir = join(home, "cache", platform.replaceAll(/[^a-z0-9_-]/gi, "_"));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** A file name from a user, made safe to use inside the cache directory. */
+export function safeFileName(name: string | undefined, fallback: string): string {
+  const cleaned = basename(name ?? "")
+    .replaceAll(/[^\w.-]+/g, "_")
+    .replace(/^\.+/, "")
+    .slice(0, 120);
+  return cleaned || fallback;
+}
+
+function describe(attachment: Attachment): string {
+  const details = [attachment.mimeType, attachment.bytes !== undefined ? `${attachment.bytes} bytes` : undefined]
+    .filter(Boolean)
+    .join(", ");
+  const name = attachment.name ? `${attachment.name} ` : "";
+  return `[The user sent a ${attachment.kind}: ${name}${details ? `(${details}) ` : ""}saved at ${attachment.url}]`;
+}
+
+function imagePart(attachment: Attachment): ContentPart | undefined {
+  if (attachment.kind !== "image" || !isAbsolute(attachment.url)) return undefined;
+  const type = attachment.mimeType?.startsWith("image/")
+    ? attachment.mimeType
+    : IMAGE_TYPES[extname(attachment.url).toLowerCase()];
+  if (!type) return undefined;
+  try {
+    if (statSync(attachment.url).size > MAX_INLINE_IMAGE_BYTES) return undefined;
+    const data = readFileSync(attachment.url).toString("base64");
+    return { type: "image_url", image_url: { url: `data:${type};base64,${data}` } };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's input for a message: its text, with images inline and other files named. */
+export function inboundInput(text: string, attachments: readonly Attachment[] = []): string | ContentPart[] {
+  if (attachments.length === 0) return text;
+  const images: ContentPart[] = [];
+  const notes: string[] = [];
+  for (const attachment of attachments) {
+    const image = imagePart(attachment);
+    if (image) images.push(image);
+    else notes.push(describe(attachment));
+  }
+  const fullText = [text, ...notes].filter((line) => line.trim()).join("\n");
+  if (images.length === 0) return fullText;
+  return [{ type: "text", text: fullText || "(an image)" }, ...images];
+}
+
+export interface OutboundFile {
+  path: string;
+  /** Shown inline where the platform can (an image type). */
+  image: boolean;
+}
+
+const MEDIA_LINE = /^[ \t]*MEDIA:[ \t]*(\S.*?)[ \t]*$/gm;
+const MARKDOWN_IMAGE = /!\[[^\]\n]*\]\((\/[^)\s]+)\)/g;
+
+/** Why a path the reply names may not leave the machine, or null when it may. */
+export function outboundRefusal(path: string): string | null {
+  if (!isAbsolute(path)) return `${path} is not an absolute path`;
+  const real = realLocation(path);
+  const refusal = readRefusal(real);
+  if (refusal) return refusal;
+  const home = homedir();
+  if (HOME_SECRET_DIRS.some((dir) => real.startsWith(join(home, dir, "/"))))
+    return `${path} is in a credentials directory`;
+  try {
+    if (!statSync(real).isFile()) return `${path} is not a regular file`;
+  } catch {
+    return `${path} does not exist`;
+  }
+  return null;
+}
+
+/**
+ * Splits a reply into the text to send and the local files it asks to send. Lines that name a
+ * file that may not be sent stay in the text with a note, so the user sees what was refused.
+ */
+export function extractOutboundFiles(reply: string): { text: string; files: OutboundFile[]; refused: string[] } {
+  const files: OutboundFile[] = [];
+  const refused: string[] = [];
+  const take = (path: string): boolean => {
+    const why = outboundRefusal(path);
+    if (why) {
+      refused.push(why);
+      return false;
+    }
+    if (!files.some((file) => file.path === path)) {
+      files.push({ path, image: extname(path).toLowerCase() in IMAGE_TYPES });
+    }
+    return true;
+  };
+  let text = reply.replace(MEDIA_LINE, (line, path: string) => (take(path.trim()) ? "" : line));
+  text = text.replace(MARKDOWN_IMAGE, (whole, path: string) => (take(path) ? "" : whole));
+  return { text: text.replaceAll(/\n{3,}/g, "\n\n").trim(), files, refused };
+}
