@@ -202,3 +202,20 @@ test("a YAML syntax error names the file once, by its full path, with the line a
     },
   );
 });
+
+test("platform sections take channel lists as the original's comma strings or as lists, and refuse other shapes", () => {
+  const { config } = loadConfig({
+    home: homeWith(
+      'discord:\n  free_response_channels: "111, 222"\n  require_mention: false\nslack:\n  allowed_channels: [C1, 42]\ntelegram:\n  allowed_chats: -100123\n',
+    ),
+  });
+  assert.deepEqual(config.discord.free_response_channels, ["111", "222"]);
+  assert.equal(config.discord.require_mention, false);
+  assert.equal(config.discord.auto_thread, true);
+  assert.deepEqual(config.slack.allowed_channels, ["C1", "42"]);
+  assert.deepEqual(config.telegram.allowed_chats, ["-100123"]);
+  assert.throws(
+    () => loadConfig({ home: homeWith("discord:\n  allowed_channels: {a: 1}\n") }),
+    /discord\.allowed_channels.*list of ids or a comma-separated string/s,
+  );
+});

@@ -8,10 +8,12 @@
 import { STREAM_CURSOR } from "../reply-stream.js";
 import type {
   AdapterEvents,
+  ApprovalPrompt,
   ChatAddress,
   InboundMessage,
   OutboundText,
   PlatformAdapter,
+  QuestionPrompt,
   SentMessage,
 } from "../types.js";
 import { PlatformSendError } from "../types.js";
@@ -40,10 +42,48 @@ export class TestAdapter implements PlatformAdapter {
   private nextId = 1;
   private waiters: Waiter[] = [];
 
-  constructor(options: { platform?: string; maxMessageLength?: number; canEdit?: boolean } = {}) {
+  /** Files and images sent, in order. */
+  readonly files: Array<{ address: ChatAddress; path: string; image: boolean }> = [];
+  /** Button prompts shown (only when made with `buttons: true`). */
+  readonly prompts: Array<ApprovalPrompt | QuestionPrompt> = [];
+
+  constructor(
+    options: {
+      platform?: string;
+      maxMessageLength?: number;
+      canEdit?: boolean;
+      buttons?: boolean;
+      files?: boolean;
+    } = {},
+  ) {
     this.platform = options.platform ?? "test";
     this.maxMessageLength = options.maxMessageLength ?? 4096;
     this.canEdit = options.canEdit ?? true;
+    if (options.buttons) {
+      this.askApproval = (prompt) => this.showButtons(prompt);
+      this.askQuestion = (prompt) => this.showButtons(prompt);
+    }
+    if (options.files !== false) {
+      this.sendFile = (address, path) => this.recordFile(address, path, false);
+      this.sendImage = (address, path) => this.recordFile(address, path, true);
+    }
+  }
+
+  askApproval?: (prompt: ApprovalPrompt) => Promise<SentMessage>;
+  askQuestion?: (prompt: QuestionPrompt) => Promise<SentMessage>;
+  sendFile?: (address: ChatAddress, path: string) => Promise<SentMessage>;
+  sendImage?: (address: ChatAddress, path: string) => Promise<SentMessage>;
+
+  private async showButtons(prompt: ApprovalPrompt | QuestionPrompt): Promise<SentMessage> {
+    this.prompts.push(prompt);
+    this.notify();
+    return { messageId: `p${this.prompts.length}` };
+  }
+
+  private async recordFile(address: ChatAddress, path: string, image: boolean): Promise<SentMessage> {
+    this.files.push({ address, path, image });
+    this.notify();
+    return { messageId: `f${this.files.length}` };
   }
 
   get connected(): boolean {
