@@ -256,6 +256,8 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     const { describeSandbox } = await import("../../runtime/sandbox.js");
     results.push({ name: "sandbox", ...describeSandbox(config.sandbox.mode, options.home, options.env.PATH) });
     results.push(...mcpChecks(config, options.env));
+    const { platformChecks } = await import("../platform-setup.js");
+    results.push(...(await platformChecks(options.home, config, options.env, options.timeoutMs)));
   }
   return results;
 }

@@ -5,6 +5,8 @@
  */
 import type { Command } from "commander";
 
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 export function registerGatewayCommands(program: Command): void {
   const gateway = program
     .command("gateway")
@@ -16,6 +18,24 @@ export function registerGatewayCommands(program: Command): void {
     .action(async (opts: { force?: boolean }) => {
       const { runGateway } = await import("../gateway-run.js");
       await runGateway({ force: opts.force === true });
+    });
+  gateway
+    .command("setup [platform]")
+    .description("save a messaging platform's credentials to .env and check them (no platform: list them)")
+    .option("--set <KEY=VALUE>", "a setting, e.g. TELEGRAM_BOT_TOKEN=...; repeatable", collect, [])
+    .option("--no-check", "do not call the platform to check the credentials")
+    .action(async (platform: string | undefined, opts: { set: string[]; check: boolean }) => {
+      const { hermesHome } = await import("../../state/paths.js");
+      const { readDotEnv } = await import("../../state/dotenv.js");
+      const { platformSetup } = await import("../platform-setup.js");
+      const home = hermesHome();
+      process.exitCode = await platformSetup(home, platform, {
+        set: opts.set,
+        check: opts.check,
+        interactive: process.stdin.isTTY === true,
+        env: { ...readDotEnv(home), ...process.env },
+        out: (line) => process.stdout.write(`${line}\n`),
+      });
     });
   const service = async () => import("../gateway-service.js");
   const say = (line: string) => process.stdout.write(`${line}\n`);
