@@ -6,14 +6,14 @@
  * delivery through the gateway's ledger. Every path ends in a run record that says what happened.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { join } from "node:path";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import type { CronDeliveryResult, CronJob, CronRun, CronRunResult, CronStore } from "../state/cron-store.js";
 import { readDotEnv } from "../state/dotenv.js";
 import type { GatewayStore } from "../state/gateway-store.js";
 import { spawnGroup, superviseChild } from "../tools/process-group.js";
-import { scanForThreats } from "../util/threats.js";
 import { queueDeliveries } from "./deliver.js";
+import { jobSkills, preflight, scriptPath, skillInstructions } from "./job-preflight.js";
 import { isSilentResponse } from "./schedule.js";
 
 export interface CronRunDeps {
@@ -31,29 +31,6 @@ const SCRIPT_TIMEOUT_MS = 300_000;
 
 export function outputDir(home: string, jobId: string): string {
   return join(home, "cron", "output", jobId);
-}
-
-/** The script's path under $HERMES_HOME/scripts/, or why it cannot run. */
-function scriptPath(home: string, script: string): string | { problem: string } {
-  const dir = join(home, "scripts");
-  const path = resolve(dir, script);
-  const inside = relative(dir, path);
-  if (inside.startsWith("..") || isAbsolute(inside)) return { problem: `script ${script} is outside ${dir}` };
-  if (!existsSync(path)) return { problem: `script ${script} does not exist in ${dir}` };
-  return path;
-}
-
-/** Why the job cannot run at all, found before any model call. */
-export function preflight(job: CronJob, home: string): string | undefined {
-  if (job.script) {
-    const path = scriptPath(home, job.script);
-    if (typeof path !== "string") return path.problem;
-  }
-  if (!job.noAgent) {
-    const threats = scanForThreats(job.prompt, "strict");
-    if (threats.length) return `the prompt looks like a prompt injection (${threats.join(", ")})`;
-  }
-  return undefined;
 }
 
 async function runScript(path: string, deps: CronRunDeps): Promise<{ output: string; error?: string }> {
@@ -91,6 +68,8 @@ function latestOutput(home: string, jobId: string): string | undefined {
 
 function buildPrompt(job: CronJob, scriptOutput: string | undefined, home: string): string {
   const parts: string[] = [];
+  const skills = skillInstructions(jobSkills(job, home).skills);
+  if (skills) parts.push(skills);
   for (const other of job.contextFrom) {
     const output = latestOutput(home, other);
     if (output) parts.push(`Latest output of job ${other}:\n${output}`);
@@ -121,6 +100,13 @@ async function runAgent(
     platform: "cron",
     toolsets: job.enabledToolsets ?? ["hermes-cron"],
     interactive: false,
+    // A job remembers nothing between fires, and reads project files only from its own directory.
+    memory: false,
+    loadContextFiles: Boolean(job.workdir),
+    ...(job.workdir ? { cwd: job.workdir } : {}),
+    ...(job.model
+      ? { model: { model: job.model, provider: job.provider ?? undefined, baseUrl: job.baseUrl ?? undefined } }
+      : {}),
   });
   // The limit is on inactivity: a run that keeps streaming or calling tools is not cut short.
   let timedOut = false;

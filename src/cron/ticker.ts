@@ -24,6 +24,8 @@ export class CronTicker {
   private timer: NodeJS.Timeout | undefined;
   private running = new Set<Promise<unknown>>();
   private ticking: Promise<TickReport> | undefined;
+  /** Jobs with a working directory run one at a time: they may change the same files. */
+  private workdirTail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly deps: CronRunDeps,
@@ -102,9 +104,12 @@ export class CronTicker {
     const run = await this.deps.cron.claimFire(job.id, due, nextRunAfter(job, due, due), now);
     if (!run) return undefined;
     report.fired.push(job.id);
-    const work = executeRun(this.deps, job, run).catch((error: unknown) => {
-      this.deps.log?.(`cron job ${job.id} failed outside its run: ${error instanceof Error ? error.message : error}`);
-    });
+    const execute = () =>
+      executeRun(this.deps, job, run).catch((error: unknown) => {
+        this.deps.log?.(`cron job ${job.id} failed outside its run: ${error instanceof Error ? error.message : error}`);
+      });
+    const work = job.workdir ? this.workdirTail.then(execute) : execute();
+    if (job.workdir) this.workdirTail = work;
     this.running.add(work);
     void work.finally(() => this.running.delete(work));
     return { work };

@@ -26,7 +26,7 @@ import { configureLog, flushLog, log } from "../util/log.js";
 import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeatures } from "./agent-options.js";
 import { checkContextWindow } from "./context-check.js";
-import { loadCredentialPool, persistPool } from "./credentials.js";
+import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
 import type { DetectOptions } from "./local-servers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
 import { checkToolsets, requireCredential } from "./preflight.js";
@@ -97,6 +97,32 @@ export interface AgentRequest {
   persist?: boolean;
   /** More services for this agent's tools (the gateway passes the chat a cronjob comes from). */
   services?: Record<string, unknown>;
+  /** Another model (and provider) than the runtime's, for this agent only (a cron job's snapshot). */
+  model?: { model: string; provider?: string | undefined; baseUrl?: string | undefined };
+  /** Where commands run and relative paths resolve (default `terminal.cwd`). */
+  cwd?: string;
+  /** Read AGENTS.md and the other project context files from the working directory (default true). */
+  loadContextFiles?: boolean;
+  /** `false`: no MEMORY.md / USER.md for this agent. */
+  memory?: false;
+}
+
+/**
+ * The options that change when an agent uses another model. On another provider the runtime's
+ * key, credential pool, wire protocol and endpoint do not apply: the agent finds that provider's own.
+ */
+function modelSwitch(options: AgentOptions, wanted: NonNullable<AgentRequest["model"]>): Partial<AgentOptions> {
+  const sameProvider =
+    !wanted.provider || canonicalProvider(wanted.provider) === canonicalProvider(options.provider ?? "");
+  if (sameProvider) return { model: wanted.model, ...(wanted.baseUrl ? { baseUrl: wanted.baseUrl } : {}) };
+  return {
+    model: wanted.model,
+    provider: wanted.provider as string,
+    baseUrl: wanted.baseUrl || undefined,
+    apiKey: undefined,
+    apiMode: undefined,
+    credentialPool: undefined,
+  };
 }
 
 export interface HermesRuntime {
@@ -273,6 +299,15 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ...(request.memoryScope !== undefined ? memoryOption(home, config, request.memoryScope) : {}),
     };
     if (request.persist === false) delete agentOptions.sessionStore;
+    if (request.cwd) agentOptions.cwd = request.cwd;
+    if (request.loadContextFiles !== undefined) agentOptions.loadContextFiles = request.loadContextFiles;
+    if (request.memory === false) agentOptions.memory = false;
+    if (request.model) {
+      const switched = modelSwitch(agentOptions, request.model);
+      Object.assign(agentOptions, switched);
+      const pool = switched.provider ? loadCredentialPool(home, switched.provider, config) : undefined;
+      if (pool) agentOptions.credentialPool = pool;
+    }
     if (request.services) agentOptions.services = { ...agentOptions.services, ...request.services };
     const clarify = request.clarify ?? callbacks.clarify;
     const requestApproval = request.requestApproval ?? callbacks.requestApproval;

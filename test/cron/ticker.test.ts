@@ -3,58 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from "node:path";
 import { test } from "node:test";
 import { executeRun } from "../../src/cron/run-job.js";
-import { CronTicker } from "../../src/cron/ticker.js";
-import { type CronStore, type NewCronJob, openCronStore } from "../../src/state/cron-store.js";
-import type { FakeProviderOptions } from "../fake-provider/types.js";
-import { type GatewayHarness, modelRequests, startGateway } from "../gateway/harness.js";
-
-interface World {
-  gw: GatewayHarness;
-  cron: CronStore;
-  clock: { now: number };
-  /** The world's ticker; `another` builds a second one (another process's, as far as the lease goes). */
-  ticker: (another?: boolean) => CronTicker;
-  close(): Promise<void>;
-}
-
-const T0 = Date.parse("2026-11-24T09:00:00Z");
-
-async function world(provider: FakeProviderOptions = {}, config = ""): Promise<World> {
-  const gw = await startGateway({ provider, config });
-  const cron = await openCronStore(join(gw.home, "state.db"));
-  const clock = { now: T0 };
-  await gw.store.setHomeChannel({ platform: "test", chatId: "home", threadId: null });
-  const build = () =>
-    new CronTicker({
-      runtime: gw.runtime,
-      cron,
-      gateway: gw.store,
-      home: gw.home,
-      timeoutMs: 600_000,
-      now: () => clock.now,
-    });
-  const main = build();
-  return {
-    gw,
-    cron,
-    clock,
-    ticker: (another = false) => (another ? build() : main),
-    async close() {
-      cron.close();
-      await gw.close();
-    },
-  };
-}
-
-const hourly = (extra: Partial<NewCronJob> = {}): NewCronJob => ({
-  name: "hourly digest",
-  prompt: "summarise the inbox",
-  schedule: { kind: "interval", minutes: 60 },
-  scheduleDisplay: "every 1h",
-  nextRunAt: T0,
-  deliver: "test",
-  ...extra,
-});
+import { modelRequests } from "../gateway/harness.js";
+import { hourly, T0, world } from "./world.js";
 
 test("a due job runs the agent, keeps its output and delivers it through the ledger to the home channel", async () => {
   const w = await world({ fallback: { text: "3 new messages, none urgent." } });
