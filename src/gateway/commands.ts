@@ -3,6 +3,7 @@
  * /status, /queue and /steer work while an agent runs; commands that change the conversation
  * wait until it is idle. Admin-only commands say so to everyone else.
  */
+import { cronCommand } from "../tools/builtin/cron-command.js";
 import { packageVersion } from "../util/version.js";
 import type { GatewayRunner } from "./runner.js";
 import type { ToolProgressMode } from "./settings.js";
@@ -272,44 +273,7 @@ const COMMANDS: Record<string, GatewayCommand> = {
       if (!scheduler) return "Scheduled jobs are not available here.";
       const m = ctx.message;
       const scope = { platform: m.platform, chatId: m.chatId, threadId: m.threadId ?? null, userId: m.userId };
-      const [action, id] = args.split(/\s+/).filter(Boolean);
-      try {
-        if (!action) {
-          const jobs = (await scheduler.list(scope)) as Array<{
-            id: string;
-            name: string;
-            schedule: string;
-            state: string;
-            next_run: string | null;
-          }>;
-          if (jobs.length === 0) return "No scheduled jobs for this chat. Ask me to schedule one.";
-          return jobs
-            .map(
-              (j) =>
-                `${j.id}  ${j.name}  [${j.schedule}]  ${j.state}${j.next_run ? `, next ${j.next_run.slice(0, 16).replace("T", " ")} UTC` : ""}`,
-            )
-            .join("\n");
-        }
-        if (!id) return "Usage: /cron pause|resume|remove|run <id>";
-        switch (action) {
-          case "pause":
-            await scheduler.pause(id, scope);
-            return `Paused ${id}.`;
-          case "resume":
-            await scheduler.resume(id, scope);
-            return `Resumed ${id}.`;
-          case "remove":
-            await scheduler.remove(id, scope);
-            return `Removed ${id}.`;
-          case "run":
-            await scheduler.runSoon(id, scope);
-            return `${id} runs within a minute.`;
-          default:
-            return "Usage: /cron pause|resume|remove|run <id>";
-        }
-      } catch (error) {
-        return error instanceof Error ? error.message : String(error);
-      }
+      return cronCommand(scheduler, scope, args);
     },
   },
   model: {

@@ -99,3 +99,37 @@ test("hermes cron pause and resume, remove, and tick when nothing is due", async
   assert.equal((await hermes("cron", "remove", id)).code, 0);
   assert.match((await hermes("cron", "list")).stdout, /No cron jobs/);
 });
+
+test("hermes cron create records the job's model, skills, working directory and inputs, and checks them", async () => {
+  const { home, hermes } = setup();
+  const project = tempDir("hermes-cron-project-");
+  const created = await hermes(
+    "cron",
+    "create",
+    "every 1h",
+    "triage",
+    "--model",
+    "anthropic/claude-x",
+    "--skills",
+    "inbox-triage, summarise",
+    "--workdir",
+    project,
+    "--context-from",
+    "aaaaaaaaaaaa",
+  );
+  assert.equal(created.code, 0, created.stderr);
+  const id = /Created ([0-9a-f]{12})/.exec(created.stdout)?.[1] as string;
+  const { openCronStore } = await import("../../src/state/cron-store.js");
+  const store = await openCronStore(join(home, "state.db"));
+  const job = await store.getJob(id);
+  store.close();
+  assert.deepEqual(
+    [job?.model, job?.provider, job?.skills, job?.workdir, job?.contextFrom],
+    ["claude-x", "anthropic", ["inbox-triage", "summarise"], project, ["aaaaaaaaaaaa"]],
+  );
+  const missingDir = await hermes("cron", "create", "every 1h", "x", "--workdir", join(project, "nope"));
+  assert.equal(missingDir.code, 2);
+  assert.match(missingDir.stderr, /--workdir .*nope is not a directory/);
+  const strayUrl = await hermes("cron", "create", "every 1h", "x", "--base-url", "http://127.0.0.1:9/v1");
+  assert.match(strayUrl.stderr, /--base-url goes with --model/);
+});

@@ -427,3 +427,34 @@ test("/model PROVIDER/MODEL moves endpoint, key and protocol together, or refuse
     }
   }
 });
+
+test("/cron in the terminal lists every job, whichever chat made it, and pauses one by id", async () => {
+  const { openCronStore } = await import("../../src/state/cron-store.js");
+  const store = await openCronStore(join(home, "state.db"));
+  const job = await store.createJob({
+    name: "morning digest",
+    prompt: "summarise",
+    schedule: { kind: "interval", minutes: 60 },
+    scheduleDisplay: "every 1h",
+    nextRunAt: Date.parse("2030-01-01T08:00:00Z"),
+    deliver: "origin",
+    origin: { platform: "telegram", chatId: "42", threadId: null, userId: "7" },
+  });
+  store.close();
+  const { chat, view } = await session([]);
+  try {
+    await chat.submit("/cron");
+    assert.match(
+      view.lastPrint,
+      new RegExp(`${job.id} {2}morning digest {2}\\[every 1h\\] {2}scheduled, next 2030-01-01 08:00 UTC`),
+    );
+    await chat.submit(`/cron pause ${job.id}`);
+    assert.equal(view.lastPrint, `Paused ${job.id}.`);
+    await chat.submit("/cron pause nope");
+    assert.match(view.lastPrint, /no job nope/);
+    await chat.submit("/cron");
+    assert.match(view.lastPrint, /morning digest .* paused/);
+  } finally {
+    await chat.close();
+  }
+});

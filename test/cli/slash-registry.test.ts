@@ -77,6 +77,7 @@ test("the built-in registry has every documented command and alias, and /help li
     "model",
     "tools",
     "toolsets",
+    "cron",
     "memory",
     "skills",
     "reload-mcp",

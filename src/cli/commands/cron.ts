@@ -57,6 +57,46 @@ async function withEngine<T>(body: (deps: import("../../cron/run-job.js").CronRu
   });
 }
 
+const list = (text: string) =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** The job fields `create` takes beyond the schedule and prompt: its model, skills, directory, inputs. */
+async function jobExtras(opts: Record<string, string | boolean | undefined>) {
+  const extra: {
+    model?: string;
+    provider?: string;
+    baseUrl?: string;
+    skills?: string[];
+    workdir?: string;
+    contextFrom?: string[];
+  } = {};
+  if (typeof opts.model === "string") {
+    const { parseModelArgument } = await import("../slash/control-commands.js");
+    const { model, provider } = parseModelArgument(opts.model);
+    extra.model = model;
+    if (provider) extra.provider = provider;
+    else if (typeof opts.baseUrl === "string") extra.provider = "custom";
+  }
+  if (typeof opts.baseUrl === "string") {
+    if (!extra.model) throw new UsageError("--base-url goes with --model");
+    extra.baseUrl = opts.baseUrl;
+  }
+  if (typeof opts.skills === "string") extra.skills = list(opts.skills);
+  if (typeof opts.workdir === "string") {
+    const { isAbsolute, resolve } = await import("node:path");
+    const { statSync } = await import("node:fs");
+    const dir = isAbsolute(opts.workdir) ? opts.workdir : resolve(opts.workdir);
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`--workdir ${dir} is not a directory`);
+    extra.workdir = dir;
+  }
+  if (typeof opts.contextFrom === "string") extra.contextFrom = list(opts.contextFrom);
+  return extra;
+}
+
 export function registerCronCommands(program: Command, io: CommandIo = processIo): void {
   const cron = program.command("cron").description("scheduled jobs that run the agent and deliver to chats");
   cron
@@ -80,6 +120,11 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
     .option("--no-agent", "deliver the script's output as it is, without the agent")
     .option("--repeat <n>", "fire at most this many times")
     .option("--toolsets <names>", "comma-separated toolsets (default hermes-cron)")
+    .option("--model <model>", "run on this model instead of the default (provider/model also names the provider)")
+    .option("--base-url <url>", "the endpoint for --model (a custom or self-hosted server)")
+    .option("--skills <names>", "comma-separated skills whose instructions go before the prompt")
+    .option("--workdir <dir>", "a project directory: commands run there and its AGENTS.md is read")
+    .option("--context-from <ids>", "comma-separated jobs whose latest output goes before the prompt")
     .action(async (schedule: string, prompt: string, opts: Record<string, string | boolean | undefined>) => {
       const { parseSchedule, ScheduleError } = await import("../../cron/schedule.js");
       const { nextRunAfter } = await import("../../cron/timing.js");
@@ -95,6 +140,7 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
         throw new UsageError("--repeat must be a whole number above 0");
       if (opts.agent === false && !opts.script)
         throw new UsageError("--no-agent needs --script: there is nothing else to deliver");
+      const extra = await jobExtras(opts);
       await withCron(async (store) => {
         const now = Date.now();
         const job = await store.createJob({
@@ -108,7 +154,8 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
           script: (opts.script as string | undefined) ?? null,
           noAgent: opts.agent === false,
           repeat: { times: repeat, completed: 0 },
-          enabledToolsets: typeof opts.toolsets === "string" ? opts.toolsets.split(",").map((t) => t.trim()) : null,
+          enabledToolsets: typeof opts.toolsets === "string" ? list(opts.toolsets) : null,
+          ...extra,
         });
         io.out(`Created ${describe(job)}`);
       });

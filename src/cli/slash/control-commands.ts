@@ -3,7 +3,7 @@ import { resolveToolNames } from "../../agent/options.js";
 import { resolveProvider } from "../../llm/providers.js";
 import { REASONING_EFFORTS } from "../../state/config-schema.js";
 import { MemoryStore, type MemoryTarget } from "../../state/memory-store.js";
-import { hermesPaths } from "../../state/paths.js";
+import { hermesHome, hermesPaths } from "../../state/paths.js";
 import { getToolset, listToolsets } from "../../tools/toolsets.js";
 import { type SlashContext, TOOL_PROGRESS_MODES, type ToolProgressMode } from "./context.js";
 import type { SlashCommand } from "./registry.js";
@@ -134,6 +134,25 @@ const settingsCommands: Command[] = [
           return `  ${mark} ${name.padEnd(16)} ${toolset?.description ?? ""}`;
         });
       ctx.print([...lines, "Change them with `hermes config set toolsets a,b` or `hermes chat -t a,b`."].join("\n"));
+    },
+  },
+  {
+    name: "cron",
+    args: "[pause|resume|remove|run ID]",
+    description: "scheduled jobs: list them, or pause, resume, remove or run one",
+    category: "config",
+    whileBusy: true,
+    async run(args, ctx) {
+      const { join } = await import("node:path");
+      const { openCronStore } = await import("../../state/cron-store.js");
+      const { cronToolBackend } = await import("../../cron/tool-backend.js");
+      const { cronCommand } = await import("../../tools/builtin/cron-command.js");
+      const store = await openCronStore(join(ctx.runtime.agent.options.home ?? hermesHome(), "state.db"));
+      try {
+        ctx.print(await cronCommand(cronToolBackend(store), null, args));
+      } finally {
+        store.close();
+      }
     },
   },
   {
