@@ -15,6 +15,7 @@ import { rssMethod } from "./child.js";
 import { benchColdStart } from "./cold-start.js";
 import { benchCompression } from "./compression.js";
 import { benchGatewaySoak } from "./gateway-soak.js";
+import { benchImport } from "./import.js";
 import { benchImports } from "./imports.js";
 import { benchLongLived } from "./long-lived.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
@@ -55,6 +56,7 @@ const GROUPS: Group[] = [
   { name: "imports", title: "Import time of the LLM layer", run: () => rows(benchImports()) },
   { name: "api-server", title: "API server under load", run: () => rows(benchApiServer()) },
   { name: "sandbox", title: "Sandbox", run: () => rows(benchSandbox()) },
+  { name: "import", title: "Drop-in import", run: () => rows(benchImport()) },
   { name: "gateway-soak", title: "Gateway soak (test platform)", run: () => rows(benchGatewaySoak()) },
   { name: "peers", title: "Peer agent: the same one-tool task", optIn: true, run: () => benchPeers() },
 ];

@@ -10,6 +10,7 @@ import { registerCronCommands } from "./commands/cron.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerGatewayCommands } from "./commands/gateway.js";
 import { registerHelpCommand } from "./commands/help.js";
+import { registerImportCommands } from "./commands/import.js";
 import { registerLogsCommand } from "./commands/logs.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelCommand } from "./commands/model.js";
@@ -125,6 +126,7 @@ export function buildProgram(): Command {
   registerGatewayCommands(program);
   registerPairingCommands(program);
   registerCronCommands(program);
+  registerImportCommands(program);
   registerLogsCommand(program);
   registerHelpCommand(program);
 

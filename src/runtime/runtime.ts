@@ -19,6 +19,7 @@ import { loadDotEnv } from "../state/dotenv.js";
 import { hermesHome, hermesPaths } from "../state/paths.js";
 import { profileHome } from "../state/profiles.js";
 import { openSessionStore, type SessionStore } from "../state/session-store.js";
+import { importOffer } from "../state/store-location.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
 import { defaultProcessManager } from "../tools/process-manager.js";
 import { type ToolContext, ToolRegistry } from "../tools/registry.js";
@@ -253,6 +254,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     throw storeOpening.reason;
   }
   const store = storeOpening.value;
+  const offer = importOffer(home);
+  if (offer) notice(offer);
   const configured = config.platform_toolsets[options.platform ?? "cli"] ?? config.toolsets;
   const defaultToolsets = () => overrides.toolsets ?? [...(options.toolsets ?? configured), ...tools.mcpToolsets];
   const baseOptions: AgentOptions = baseAgentOptions({

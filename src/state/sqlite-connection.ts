@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SessionStoreError } from "./session-store.js";
 import { openSqliteDatabase, type SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
 import { currentVersion, migrate, SCHEMA_VERSION } from "./sqlite-schema.js";
+import { storeFileFor } from "./store-location.js";
 
 const SQLITE_HEADER = "SQLite format 3\0";
 const CHECKPOINT_EVERY = 50;
@@ -78,7 +79,8 @@ export class SqliteConnection {
     private readonly lockTimeoutMs: number,
   ) {}
 
-  static async open(path: string, lockTimeoutMs: number): Promise<SqliteConnection> {
+  static async open(asked: string, lockTimeoutMs: number): Promise<SqliteConnection> {
+    const path = storeFileFor(asked);
     checkFile(path);
     let db: SqliteDatabase;
     try {

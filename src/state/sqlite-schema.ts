@@ -4,6 +4,7 @@
  * the caller's write transaction, so an interrupted upgrade leaves the old schema intact.
  */
 import type { SqliteDatabase } from "./sqlite-driver.js";
+import { STORE_APPLICATION_ID } from "./store-location.js";
 
 /**
  * The searchable text of a message row: its content, or for a content-parts array the text
@@ -292,12 +293,24 @@ CREATE TABLE cron_leases (
 );
 `;
 
+/** Version 6: which sessions came from another store (the original's state.db), and how far. */
+const V6_IMPORTS = `
+CREATE TABLE import_marks (
+  source TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  last_source_message_id INTEGER NOT NULL,
+  imported_at INTEGER NOT NULL,
+  PRIMARY KEY (source, session_id)
+);
+`;
+
 const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V1),
   migrateToV2,
   (db) => db.exec(V3_API),
   (db) => db.exec(V4_GATEWAY),
   (db) => db.exec(V5_CRON),
+  (db) => db.exec(V6_IMPORTS),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -321,4 +334,6 @@ export function migrate(db: SqliteDatabase, from: number): void {
     MIGRATIONS[version - 1]!(db);
     record.run(version, Date.now());
   }
+  // Marks the file as ours, so it is never taken for another program's database.
+  db.pragma(`application_id = ${STORE_APPLICATION_ID}`);
 }

@@ -91,7 +91,16 @@ function isInside(path: string, dir: string): boolean {
 }
 
 /** Files of HERMES_HOME no tool reads: keys, the credential pool, the session database. */
-export const HERMES_UNREADABLE = [".env", "auth.json", "state.db", "state.db-wal", "state.db-shm"];
+export const HERMES_UNREADABLE = [
+  ".env",
+  "auth.json",
+  "state.db",
+  "state.db-wal",
+  "state.db-shm",
+  "store.db",
+  "store.db-wal",
+  "store.db-shm",
+];
 /** Files of HERMES_HOME no tool writes: the above, plus what decides how the agent behaves. */
 const HERMES_UNWRITABLE = [...HERMES_UNREADABLE, "config.yaml", "SOUL.md"];
 
