@@ -34,6 +34,7 @@ export class AuthStoreError extends Error {
   }
 }
 
+const LAST_STATUSES = ["ok", "exhausted", "dead"] as const;
 const nullableNumber = z.number().nullable().optional().default(null);
 
 const recordSchema = z.looseObject({
@@ -47,7 +48,11 @@ const recordSchema = z.looseObject({
   expiresAt: z.number().nullable().optional(),
   tokenUpdatedAt: z.number().nullable().optional(),
   baseUrl: z.string().nullable().optional(),
-  lastStatus: z.enum(["ok", "exhausted", "dead"]).nullable().optional().default(null),
+  // A status another version wrote that this one does not know reads as "not known yet".
+  lastStatus: z.preprocess(
+    (value) => (typeof value === "string" && !(LAST_STATUSES as readonly string[]).includes(value) ? null : value),
+    z.enum(LAST_STATUSES).nullable().optional().default(null),
+  ),
   lastStatusAt: nullableNumber,
   lastErrorCode: nullableNumber,
   lastErrorReason: z.string().nullable().optional().default(null),
@@ -59,6 +64,52 @@ const storeSchema = z.looseObject({
   version: z.number().int().default(AUTH_STORE_VERSION),
   credentialPool: z.record(z.string(), z.array(recordSchema)).default({}),
 });
+
+/**
+ * The original Python Hermes writes `credential_pool` with snake_case record fields. Such a file
+ * is read as ours and written back in its own shape, so the original can still read it.
+ */
+const ORIGINAL_SHAPE = Symbol("auth.json written by the original");
+const toCamel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const toSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function renameKeys(value: unknown, rename: (key: string) => string): unknown {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [rename(key), inner]));
+}
+
+function mapPool(pool: unknown, rename: (key: string) => string): unknown {
+  if (!pool || typeof pool !== "object" || Array.isArray(pool)) return pool;
+  return Object.fromEntries(
+    Object.entries(pool).map(([provider, records]) => [
+      provider,
+      Array.isArray(records) ? records.map((record) => renameKeys(record, rename)) : records,
+    ]),
+  );
+}
+
+function isOriginalShape(json: unknown): json is Record<string, unknown> {
+  return Boolean(json && typeof json === "object" && "credential_pool" in json && !("credentialPool" in json));
+}
+
+function fromOriginalShape(json: Record<string, unknown>): Record<string, unknown> {
+  const { credential_pool: pool, ...rest } = json;
+  return { ...rest, credentialPool: mapPool(pool, toCamel) };
+}
+
+function toOriginalShape(data: AuthStoreData): Record<string, unknown> {
+  const { credentialPool, ...rest } = data;
+  return { ...rest, credential_pool: mapPool(credentialPool, toSnake) };
+}
+
+/** Whether the file at `path` is in the original's shape now. */
+function diskHasOriginalShape(path: string): boolean {
+  try {
+    return isOriginalShape(JSON.parse(readFileSync(path, "utf8")));
+  } catch {
+    return false;
+  }
+}
 
 export function emptyAuthStore(): AuthStoreData {
   return { version: AUTH_STORE_VERSION, credentialPool: {} };
@@ -73,6 +124,8 @@ function parseStore(path: string, text: string): AuthStoreData {
       cause: error,
     });
   }
+  const original = isOriginalShape(json);
+  if (original) json = fromOriginalShape(json as Record<string, unknown>);
   const parsed = storeSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -83,6 +136,7 @@ function parseStore(path: string, text: string): AuthStoreData {
   for (const records of Object.values(data.credentialPool)) {
     for (const record of records) record.label ??= record.id;
   }
+  if (original) Object.defineProperty(data, ORIGINAL_SHAPE, { value: true, enumerable: false });
   return data;
 }
 
@@ -111,7 +165,10 @@ function withoutEnvEntries(data: AuthStoreData): AuthStoreData {
 }
 
 function writeStore(path: string, data: AuthStoreData): void {
-  atomicWriteFile(path, `${JSON.stringify(withoutEnvEntries(data), null, 2)}\n`, { mode: 0o600 });
+  const kept = withoutEnvEntries(data);
+  const original = (data as { [ORIGINAL_SHAPE]?: boolean })[ORIGINAL_SHAPE] === true || diskHasOriginalShape(path);
+  const body = original ? toOriginalShape(kept) : kept;
+  atomicWriteFile(path, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
 }
 
 async function locked<T>(path: string, fn: () => T | Promise<T>, options?: FileLockOptions): Promise<T> {

@@ -215,3 +215,55 @@ test("mergeFromDisk: timestamps decide, memory-only and disk-only entries are ke
   );
   assert.equal(merged[1]?.lastStatus, "dead", "a status mark made elsewhere is adopted");
 });
+
+test("an auth.json in the original's shape is read, rotates keys on a 429, and is written back in its own shape", async () => {
+  const { startFakeProvider } = await import("../fake-provider/server.js");
+  const { openRuntime } = await import("../../src/runtime/runtime.js");
+  const home = mkdtempSync(join(tmpdir(), "hermes-auth-"));
+  const entry = (id: string, token: string, priority: number) => ({
+    id,
+    label: id,
+    auth_type: "api_key",
+    priority,
+    source: "manual",
+    access_token: token,
+    refresh_token: null,
+    last_status: null,
+    last_status_at: null,
+    last_error_code: null,
+    last_error_reason: null,
+    last_error_reset_at: null,
+    request_count: 0,
+  });
+  const path = join(home, "auth.json");
+  writeFileSync(
+    path,
+    JSON.stringify({ version: 1, credential_pool: { custom: [entry("k1", "key-one", 0), entry("k2", "key-two", 1)] } }),
+  );
+  const fake = await startFakeProvider({
+    script: [{ fault: { kind: "status", status: 429, message: "Rate limit reached" } }, { text: "second key works" }],
+  });
+  writeFileSync(join(home, "config.yaml"), `model:\n  default: m\n  provider: custom\n  base_url: ${fake.url}/v1\n`);
+  const runtime = await openRuntime({ home, localServers: false, skipDotEnv: true }).catch(async (error) => {
+    await fake.close();
+    throw error;
+  });
+  try {
+    const result = await runtime.createAgent().runConversation("go");
+    assert.equal(result.finalResponse, "second key works");
+    const posts = fake.requests.filter((r) => r.method === "POST");
+    assert.deepEqual(
+      posts.map((r) => r.headers.authorization),
+      ["Bearer key-one", "Bearer key-two"],
+    );
+  } finally {
+    await runtime.close();
+    await fake.close();
+  }
+  const written = JSON.parse(readFileSync(path, "utf8"));
+  assert.equal(written.credentialPool, undefined, "still the original's shape");
+  const k1 = written.credential_pool.custom.find((r: { id: string }) => r.id === "k1");
+  assert.equal(k1.last_status, "exhausted");
+  assert.equal(k1.last_error_code, 429);
+  assert.equal(k1.access_token, "key-one");
+});
