@@ -385,8 +385,10 @@ export class GatewayRunner {
       const listed = choices?.length ? `\n${choices.map((c, i) => `${i + 1}. ${c}`).join("\n")}` : "";
       await this.reply(message, sessionKey, `❓ ${question}${listed}`);
     }
-    const text = await answer;
-    const picked = /^\d+$/.test(text.trim()) ? choices?.[Number(text.trim()) - 1] : undefined;
+    const text = (await answer).trim();
+    // A choice given as it is (a button press) wins over reading the answer as a number.
+    if (choices?.includes(text)) return text;
+    const picked = /^\d+$/.test(text) ? choices?.[Number(text) - 1] : undefined;
     return picked ?? text;
   }
 

@@ -116,3 +116,26 @@ test("a clarify question with choices is shown as buttons where the platform has
     await gw.close();
   }
 });
+
+test("a question whose choices are numbers takes an answer that is one of them as itself, not as a position", async () => {
+  const gw = await startGateway({
+    adapter: () => new TestAdapter({ buttons: true }),
+    provider: {
+      script: [
+        { toolCalls: [{ name: "clarify", arguments: { question: "How many?", choices: ["2", "1", "7"] } }] },
+      ],
+      fallback: (req) => {
+        const messages = req.body?.messages as Array<{ role: string; content: unknown }>;
+        return { text: `picked: ${String(messages.at(-1)?.content)}` };
+      },
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "count" });
+    await gw.adapter.waitFor(() => gw.adapter.prompts.length === 1);
+    gw.adapter.inject({ messageId: "2", text: "1" });
+    assert.match(await gw.adapter.waitForText(/^picked:/), /"user_response":"1"/);
+  } finally {
+    await gw.close();
+  }
+});

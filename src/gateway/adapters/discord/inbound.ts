@@ -1,0 +1,108 @@
+/**
+ * Which Discord messages the agent answers, and where. A DM is chat type `dm` with the DM
+ * channel as chat. A guild text channel is chat type `channel`. A thread is chat type `thread`
+ * with its parent channel as chat and the thread's own channel id as thread, so a thread is a
+ * conversation of its own while channel allowlists name the parent; replies go to the thread.
+ *
+ * In guilds the bot answers only where `allowed_channels` lets it (empty: everywhere), and only
+ * when mentioned unless the channel is a free-response one (`require_mention`), or, in threads,
+ * unless `thread_require_mention` is off. The mention itself is removed from the text.
+ */
+import type { HermesConfig } from "../../../state/config-schema.js";
+import type { ChatType } from "../../types.js";
+
+export interface DiscordRules {
+  requireMention: boolean;
+  freeResponseChannels: Set<string>;
+  allowedChannels: Set<string>;
+  autoThread: boolean;
+  threadRequireMention: boolean;
+  reactions: boolean;
+  allowAnyAttachment: boolean;
+  maxAttachmentBytes: number;
+}
+
+export function rulesFrom(config: HermesConfig): DiscordRules {
+  const section = config.discord;
+  return {
+    requireMention: section.require_mention,
+    freeResponseChannels: new Set(section.free_response_channels),
+    allowedChannels: new Set(section.allowed_channels),
+    autoThread: section.auto_thread,
+    threadRequireMention: section.thread_require_mention,
+    reactions: section.reactions,
+    allowAnyAttachment: section.allow_any_attachment,
+    maxAttachmentBytes: section.max_attachment_bytes,
+  };
+}
+
+/** Where a message was posted, as the core addresses chats. */
+export interface ChatPlace {
+  chatId: string;
+  chatType: ChatType;
+  threadId?: string;
+}
+
+/** The parts of a discord.js channel this module reads. */
+export interface ChannelFacts {
+  id: string;
+  guildId: string | null;
+  isThread: boolean;
+  parentId: string | null;
+}
+
+export function placeOf(channel: ChannelFacts): ChatPlace {
+  if (!channel.guildId) return { chatId: channel.id, chatType: "dm" };
+  if (channel.isThread && channel.parentId) {
+    return { chatId: channel.parentId, chatType: "thread", threadId: channel.id };
+  }
+  return { chatId: channel.id, chatType: "channel" };
+}
+
+/** The channel a reply to this chat goes to: the thread when there is one. */
+export function targetChannel(address: { chatId: string; threadId?: string | null }): string {
+  return address.threadId || address.chatId;
+}
+
+export type Verdict =
+  | { answer: false; why: string }
+  | {
+      answer: true;
+      text: string;
+      /** A mention in a plain channel with `auto_thread` on: the reply goes to a new thread. */
+      startThread: boolean;
+    };
+
+export function judge(
+  place: ChatPlace,
+  content: string,
+  mentioned: boolean,
+  botId: string,
+  rules: DiscordRules,
+): Verdict {
+  const text = stripMention(content, botId);
+  if (place.chatType === "dm") return { answer: true, text, startThread: false };
+  const channelIds = [place.chatId, place.threadId].filter((id): id is string => Boolean(id));
+  if (rules.allowedChannels.size > 0 && !channelIds.some((id) => rules.allowedChannels.has(id))) {
+    return { answer: false, why: "channel not in discord.allowed_channels" };
+  }
+  const free = channelIds.some((id) => rules.freeResponseChannels.has(id));
+  const needsMention =
+    place.chatType === "thread" ? rules.threadRequireMention && !free : rules.requireMention && !free;
+  if (needsMention && !mentioned) return { answer: false, why: "not mentioned" };
+  return { answer: true, text, startThread: place.chatType === "channel" && mentioned && rules.autoThread };
+}
+
+export function stripMention(content: string, botId: string): string {
+  return content
+    .replaceAll(new RegExp(`<@!?${botId}>`, "g"), " ")
+    .replaceAll(/[ \t]{2,}/g, " ")
+    .trim();
+}
+
+/** A thread name from the message that starts it (Discord allows 1–100 characters). */
+export function threadName(text: string): string {
+  const line = text.split("\n")[0]?.trim() ?? "";
+  if (!line) return "Conversation";
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}

@@ -1,0 +1,88 @@
+/**
+ * Files users send: each is downloaded with the bot token (Slack serves `url_private_download`
+ * only to authenticated apps) into `$HERMES_HOME/cache/slack/`. The token is only ever sent to
+ * Slack's own hosts, or to the host of a configured API root (a local stand-in of Slack).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { attachmentsDir, safeFileName } from "../../attachments.js";
+import type { Attachment } from "../../types.js";
+import type { SlackFile } from "./inbound.js";
+
+/** Larger files are named in the message but not downloaded. */
+export const MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
+
+export interface DownloadOptions {
+  home: string;
+  botToken: string;
+  /** The configured API root, whose host may also serve files. */
+  apiUrl?: string;
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+function kindOf(mimeType: string): Attachment["kind"] {
+  if (mimeType.startsWith("image/")) return "image";
+  if (mimeType.startsWith("audio/")) return "audio";
+  if (mimeType.startsWith("video/")) return "video";
+  return "file";
+}
+
+function trustedHost(url: URL, apiUrl: string | undefined): boolean {
+  if (url.protocol === "https:" && (url.hostname === "slack.com" || url.hostname.endsWith(".slack.com"))) return true;
+  if (!apiUrl) return false;
+  const api = new URL(apiUrl);
+  return url.protocol === api.protocol && url.host === api.host;
+}
+
+async function download(file: SlackFile, options: DownloadOptions, prefix: string): Promise<Attachment> {
+  const source = file.url_private_download ?? file.url_private;
+  if (!source) throw new Error("it has no download URL");
+  let url: URL;
+  try {
+    url = new URL(source);
+  } catch {
+    throw new Error("its download URL is not a URL");
+  }
+  if (!trustedHost(url, options.apiUrl)) throw new Error(`its download URL is not on Slack (${url.host})`);
+  if ((file.size ?? 0) > MAX_DOWNLOAD_BYTES) throw new Error(`it is over ${MAX_DOWNLOAD_BYTES} bytes`);
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${options.botToken}` },
+    signal: AbortSignal.timeout(options.timeoutMs),
+  });
+  if (!response.ok) throw new Error(`the download answered HTTP ${response.status}`);
+  const contentType = response.headers.get("content-type") ?? "";
+  const mimeType = file.mimetype || contentType.split(";")[0] || "application/octet-stream";
+  // Without a valid token Slack answers with its sign-in page instead of the file.
+  if (contentType.startsWith("text/html") && !mimeType.startsWith("text/html")) {
+    throw new Error("Slack answered with a sign-in page (does the app have the files:read scope?)");
+  }
+  const body = Buffer.from(await response.arrayBuffer());
+  if (body.length > MAX_DOWNLOAD_BYTES) throw new Error(`it is over ${MAX_DOWNLOAD_BYTES} bytes`);
+  const name = safeFileName(file.name, file.id ?? "file");
+  const path = join(attachmentsDir(options.home, "slack"), `${prefix}-${name}`);
+  writeFileSync(path, body, { mode: 0o600 });
+  return { kind: kindOf(mimeType), url: path, name, mimeType, bytes: body.length };
+}
+
+/** Downloads what can be downloaded; a file that cannot is left out and logged. */
+export async function downloadFiles(
+  files: SlackFile[],
+  options: DownloadOptions,
+  messageTs: string,
+): Promise<{ attachments: Attachment[]; failures: string[] }> {
+  const attachments: Attachment[] = [];
+  const failures: string[] = [];
+  for (const [index, file] of files.slice(0, 10).entries()) {
+    const prefix = `${messageTs.replace(".", "_")}-${index}`;
+    try {
+      attachments.push(await download(file, options, prefix));
+    } catch (error) {
+      const name = safeFileName(file.name, file.id ?? "a file");
+      const why = error instanceof Error ? error.message : String(error);
+      failures.push(`${name}: ${why}`);
+      options.log(`slack: could not download ${name}: ${why}`);
+    }
+  }
+  return { attachments, failures };
+}
