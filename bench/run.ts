@@ -21,6 +21,7 @@ import { benchLongLived } from "./long-lived.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchOneShot } from "./one-shot.js";
 import { benchPeers } from "./peers.js";
+import { benchPlatforms } from "./platforms.js";
 import { benchPrefixStability } from "./prefix-stability.js";
 import { benchSandbox } from "./sandbox.js";
 import { selectGroups } from "./select.js";
@@ -57,6 +58,7 @@ const GROUPS: Group[] = [
   { name: "api-server", title: "API server under load", run: () => rows(benchApiServer()) },
   { name: "sandbox", title: "Sandbox", run: () => rows(benchSandbox()) },
   { name: "import", title: "Drop-in import", run: () => rows(benchImport()) },
+  { name: "platforms", title: "Messaging platforms", run: () => rows(benchPlatforms()) },
   { name: "gateway-soak", title: "Gateway soak (test platform)", run: () => rows(benchGatewaySoak()) },
   { name: "peers", title: "Peer agent: the same one-tool task", optIn: true, run: () => benchPeers() },
 ];

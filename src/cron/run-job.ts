@@ -5,12 +5,14 @@
  * nobody to approve anything, an inactivity limit), the output kept on disk, silence, and
  * delivery through the gateway's ledger. Every path ends in a run record that says what happened.
  */
+
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import type { CronDeliveryResult, CronJob, CronRun, CronRunResult, CronStore } from "../state/cron-store.js";
 import { readDotEnv } from "../state/dotenv.js";
 import type { GatewayStore } from "../state/gateway-store.js";
+import { configuredHomeChannel } from "../state/home-channel.js";
 import { spawnGroup, superviseChild } from "../tools/process-group.js";
 import { queueDeliveries } from "./deliver.js";
 import { jobSkills, preflight, scriptPath, skillInstructions } from "./job-preflight.js";
@@ -196,5 +198,5 @@ export async function executeRun(deps: CronRunDeps, job: CronJob, run: CronRun):
 
 function homeFromConfig(deps: CronRunDeps): (platform: string) => string | undefined {
   const config = deps.runtime.config;
-  return (platform) => (config.platforms[platform] ?? config.gateway.platforms[platform])?.home_channel || undefined;
+  return (platform) => configuredHomeChannel(config, platform);
 }

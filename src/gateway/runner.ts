@@ -7,6 +7,7 @@
 import type { Agent } from "../agent/agent.js";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import type { GatewayStore } from "../state/gateway-store.js";
+import { configuredHomeChannel } from "../state/home-channel.js";
 import type { CronToolBackend } from "../tools/builtin/cronjob.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import { authorize, pairingReply, requestPairing } from "./authorization.js";
@@ -15,7 +16,7 @@ import { DeliveryQueue } from "./delivery.js";
 import { PendingInteractions } from "./interactions.js";
 import { LaneSet } from "./lanes.js";
 import { buildSessionKey } from "./session-key.js";
-import { type GatewaySettings, platformConfig, type ToolProgressMode } from "./settings.js";
+import type { GatewaySettings, ToolProgressMode } from "./settings.js";
 import { AdapterSupervisor } from "./supervisor.js";
 import { runTurn, type Turn } from "./turn.js";
 import type { AdapterHealth, InboundMessage, PlatformAdapter } from "./types.js";
@@ -322,7 +323,7 @@ export class GatewayRunner {
     if (to.chatId) return { platform: to.platform, chatId: to.chatId, threadId: to.threadId ?? null };
     const home = await this.store.homeChannel(to.platform);
     if (home) return { platform: to.platform, chatId: home.chatId, threadId: home.threadId };
-    const configured = platformConfig(this.runtime.config, to.platform)?.home_channel;
+    const configured = configuredHomeChannel(this.runtime.config, to.platform);
     if (configured) return { platform: to.platform, chatId: configured, threadId: null };
     this.log(
       `${to.platform} has no home channel (send /sethome there); the answer to ${message.platform} ${message.chatId} goes to the log`,

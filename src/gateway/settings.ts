@@ -58,6 +58,10 @@ function idList(value: string | undefined): Set<string> {
 
 /** Platforms that stream by editing unless told otherwise (the original's defaults). */
 const STREAMING_BY_DEFAULT: Record<string, boolean> = { telegram: true, discord: false, test: true };
+/** Where every progress line would be a message of its own (a mail), tools are not shown by default. */
+const TOOL_PROGRESS_BY_DEFAULT: Record<string, ToolProgressMode> = { email: "off" };
+/** Platforms whose user ids are case-insensitive (mail addresses). */
+const CASELESS_IDS = new Set(["email"]);
 
 export function resolveGatewaySettings(config: HermesConfig, env: Env = process.env): GatewaySettings {
   const busy = config.gateway.busy_input_mode || config.display.busy_input_mode;
@@ -83,9 +87,10 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
       const cached = accessCache.get(platform);
       if (cached) return cached;
       const prefix = platform.toUpperCase().replaceAll(/[^A-Z0-9]/g, "_");
+      const users = idList(env[`${prefix}_ALLOWED_USERS`]);
       const access: PlatformAccess = {
         allowAll: truthy(env[`${prefix}_ALLOW_ALL_USERS`]),
-        allowedUsers: idList(env[`${prefix}_ALLOWED_USERS`]),
+        allowedUsers: CASELESS_IDS.has(platform) ? new Set([...users].map((id) => id.toLowerCase())) : users,
         allowedGroups: idList(env[`${prefix}_GROUP_ALLOWED_CHATS`]),
       };
       accessCache.set(platform, access);
@@ -95,7 +100,7 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
       const own = config.display.platforms[platform];
       return {
         streaming: own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.display.streaming,
-        toolProgress: own?.tool_progress ?? config.display.tool_progress,
+        toolProgress: own?.tool_progress ?? TOOL_PROGRESS_BY_DEFAULT[platform] ?? config.display.tool_progress,
         editIntervalMs: Math.round((own?.edit_interval ?? 1) * 1000),
       };
     },
