@@ -121,9 +121,7 @@ test("a question whose choices are numbers takes an answer that is one of them a
   const gw = await startGateway({
     adapter: () => new TestAdapter({ buttons: true }),
     provider: {
-      script: [
-        { toolCalls: [{ name: "clarify", arguments: { question: "How many?", choices: ["2", "1", "7"] } }] },
-      ],
+      script: [{ toolCalls: [{ name: "clarify", arguments: { question: "How many?", choices: ["2", "1", "7"] } }] }],
       fallback: (req) => {
         const messages = req.body?.messages as Array<{ role: string; content: unknown }>;
         return { text: `picked: ${String(messages.at(-1)?.content)}` };
