@@ -102,5 +102,5 @@ export function importOffer(home: string): string | undefined {
     // No store yet, or one from before imports existed: nothing was imported.
   }
   if (imported > 0) return undefined;
-  return `${original} holds sessions of the original Python Hermes. Bring them over with: hermes import hermes-python (the file is left as it is)`;
+  return `${original} holds sessions of the original Python Hermes. Bring them (and its cron jobs) over with: hermes import hermes-python (its files are left as they are)`;
 }
