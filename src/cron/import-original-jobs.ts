@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CronJobState, CronOrigin, CronSchedule, CronStore, NewCronJob } from "../state/cron-store.js";
+import { nextRunAfter } from "./timing.js";
 
 export interface JobsImportReport {
   path: string;
@@ -72,18 +73,19 @@ function origin(raw: unknown): CronOrigin | null {
 }
 
 function state(raw: Raw, nextRunAt: number | null): CronJobState {
+  if (raw.state === "completed") return "completed";
   if (raw.state === "paused" || raw.enabled === false) return "paused";
-  if (raw.state === "completed" || (nextRunAt === null && raw.state !== "scheduled")) return "completed";
-  return "scheduled";
+  return nextRunAt === null ? "completed" : "scheduled";
 }
 
 /** One entry of jobs.json as a job for our store; throws with why when it cannot be read. */
-export function jobFromOriginal(raw: Raw): NewCronJob & { id: string } {
+export function jobFromOriginal(raw: Raw, now = Date.now()): NewCronJob & { id: string } {
   const id = text(raw.id);
   if (!id || !/^[0-9a-f]{12}$/.test(id)) throw new Error("its id is not 12 hex characters");
   const prompt = typeof raw.prompt === "string" ? raw.prompt : "";
   const parsed = schedule(raw.schedule);
-  const nextRunAt = time(raw.next_run_at);
+  // A job the original had not scheduled yet gets its next time from now.
+  const nextRunAt = time(raw.next_run_at) ?? nextRunAfter({ schedule: parsed }, now);
   const repeat = (raw.repeat ?? {}) as Raw;
   const jobState = state(raw, nextRunAt);
   const deliver = Array.isArray(raw.deliver) ? list(raw.deliver).join(",") : (text(raw.deliver) ?? "local");

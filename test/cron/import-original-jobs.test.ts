@@ -124,3 +124,15 @@ test("a jobs.json that is not JSON is reported and nothing is imported", async (
     store.close();
   }
 });
+
+test("a recurring job the original had not scheduled yet gets its next time from now; a spent one-shot is completed", async () => {
+  const { jobFromOriginal } = await import("../../src/cron/import-original-jobs.js");
+  const now = Date.parse("2026-11-24T10:00:00Z");
+  const fresh = jobFromOriginal({ id: "aaaaaaaaaaaa", prompt: "p", schedule: { kind: "interval", minutes: 30 } }, now);
+  assert.deepEqual([fresh.state, fresh.nextRunAt], ["scheduled", now + 30 * 60_000]);
+  const spent = jobFromOriginal(
+    { id: "bbbbbbbbbbbb", prompt: "p", schedule: { kind: "once", run_at: "2026-11-01T09:00:00+00:00" } },
+    now,
+  );
+  assert.deepEqual([spent.state, spent.nextRunAt], ["completed", null]);
+});
