@@ -149,10 +149,35 @@ export async function runSetupWizard(home: string, flags: SetupFlags, io: Comman
 
     const lines = await writeSetup(home, { provider, model, apiKey: apiKey || undefined, baseUrl, toolsets });
     for (const line of lines) p.log.success(line);
+    await offerPlatform(home);
     p.outro("Done. Start chatting with `hermes`, or check everything with `hermes doctor`.");
   } catch (error) {
     if (!(error instanceof SetupCancelled)) throw error;
     p.cancel("Setup cancelled; nothing was changed.");
     io.setExitCode(EXIT.error);
   }
+}
+
+/** The last step: connect a messaging platform now, or later with `hermes gateway setup`. */
+async function offerPlatform(home: string): Promise<void> {
+  const p = await import("@clack/prompts");
+  const { PLATFORM_CATALOG } = await import("../../gateway/platform-catalog.js");
+  const picked = await p.select({
+    message: "Connect a messaging platform? (later: hermes gateway setup)",
+    options: [
+      { value: "", label: "Not now" },
+      ...PLATFORM_CATALOG.map((entry) => ({ value: entry.name, label: entry.label })),
+    ],
+    initialValue: "",
+  });
+  if (p.isCancel(picked) || !picked) return;
+  const { platformSetup } = await import("../platform-setup.js");
+  const { readDotEnv } = await import("../../state/dotenv.js");
+  await platformSetup(home, picked, {
+    set: [],
+    check: true,
+    interactive: true,
+    env: { ...readDotEnv(home), ...process.env },
+    out: (line) => p.log.info(line),
+  });
 }
