@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { packageVersion } from "../util/version.js";
 import { registerAuthCommands } from "./commands/auth.js";
+import { registerBackupCommands } from "./commands/backup.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerCronCommands } from "./commands/cron.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
@@ -19,6 +20,7 @@ import { registerProfileCommands } from "./commands/profile.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
 import { registerSetupCommand } from "./commands/setup.js";
 import { registerSkillsCommands } from "./commands/skills.js";
+import { registerStatusCommand } from "./commands/status.js";
 import { registerToolsCommand } from "./commands/tools.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 
@@ -128,6 +130,8 @@ export function buildProgram(): Command {
   registerCronCommands(program);
   registerImportCommands(program);
   registerLogsCommand(program);
+  registerStatusCommand(program);
+  registerBackupCommands(program);
   registerHelpCommand(program);
 
   program

@@ -154,6 +154,36 @@ export interface SessionExport {
   messages: ExportedMessage[];
 }
 
+export interface PruneOptions {
+  /** Sessions whose last activity is older than this many days (0 or more). */
+  olderThanDays: number;
+  source?: string;
+  /** Count what would go, delete nothing. */
+  dryRun?: boolean;
+  /** The time ages are measured from (epoch ms; default now), so a count and a prune agree. */
+  now?: number;
+}
+
+export interface PruneResult {
+  sessions: number;
+  messages: number;
+}
+
+export interface StoreRepairReport {
+  /** What `PRAGMA integrity_check` found before the repair; empty when nothing. */
+  problemsBefore: string[];
+  /** What is still wrong after it: damage beyond repair (restore a backup). Empty when healthy. */
+  problemsAfter: string[];
+  /** Whether the ordinary indexes were rebuilt from their tables (done when the check found problems). */
+  indexesRebuilt: boolean;
+  /** Whether the full-text index disagreed with the messages before it was rebuilt. */
+  searchIndexStale: boolean;
+  /** Messages in the rebuilt index. */
+  messagesIndexed: number;
+  /** Sessions whose stored message count was wrong and was recounted. */
+  messageCountsFixed: number;
+}
+
 export interface SessionStore {
   /** Where the data lives (a file path for the embedded store). */
   readonly location: string;
@@ -178,6 +208,13 @@ export interface SessionStore {
   search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   /** Deletes sessions whose last activity is older than the given age. Returns how many. */
   prune(options: { olderThanDays: number; source?: string }): Promise<number>;
+  /** Like `prune`, in one transaction, counting the messages that went too (or would, with `dryRun`). */
+  pruneSessions(options: PruneOptions): Promise<PruneResult>;
+  /**
+   * Runs SQLite's integrity check, then in one transaction rebuilds damaged indexes (when it found
+   * problems) and the search index, and recounts each session's messages.
+   */
+  repair(): Promise<StoreRepairReport>;
   stats(): Promise<SessionStats>;
   exportSession(id: string): Promise<SessionExport>;
   /** Imports an exported session. Refuses an id that exists unless `replace` is set. */

@@ -15,10 +15,13 @@ import {
   toRecord,
   toSummary,
 } from "./session-codec.js";
+import { integrityProblems, pruneIdleSessions, repairSessionTables } from "./session-maintenance.js";
 import {
   type ListSessionsOptions,
   type NewSession,
   type OpenSessionStoreOptions,
+  type PruneOptions,
+  type PruneResult,
   type SearchHit,
   type SearchOptions,
   type SessionExport,
@@ -30,14 +33,13 @@ import {
   type SessionSummary,
   type StoredMessage,
   type StoredRole,
+  type StoreRepairReport,
   type UsageDelta,
 } from "./session-store.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import type { SqliteStatement as Statement } from "./sqlite-driver.js";
 import { searchTextSql } from "./sqlite-schema.js";
 import { sessionIdNew } from "./titles.js";
-
-const DAY_MS = 86_400_000;
 
 const PATCH_COLUMNS: Record<keyof SessionPatch, string> = {
   title: "title",
@@ -274,15 +276,31 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async prune(options: { olderThanDays: number; source?: string }): Promise<number> {
+    return (await this.pruneSessions(options)).sessions;
+  }
+
+  async pruneSessions(options: PruneOptions): Promise<PruneResult> {
     if (!(options.olderThanDays >= 0)) {
       throw new SessionStoreError("prune needs a number of days of 0 or more", this.location);
     }
-    const cutoff = Date.now() - options.olderThanDays * DAY_MS;
-    const bySource = options.source ? " AND source = ?" : "";
-    const params = options.source ? [cutoff, options.source] : [cutoff];
-    return this.conn.write(
-      () => this.conn.statement(`DELETE FROM sessions WHERE last_active < ?${bySource}`).run(...params).changes,
-    );
+    const resolved = { ...options, now: options.now ?? Date.now() };
+    if (options.dryRun) return this.conn.read(() => pruneIdleSessions(this.db, resolved));
+    return this.conn.write(() => pruneIdleSessions(this.db, resolved));
+  }
+
+  async repair(): Promise<StoreRepairReport> {
+    const problems = await this.conn.read(() => integrityProblems(this.db));
+    try {
+      return await this.conn.write(() => repairSessionTables(this.db, problems));
+    } catch (error) {
+      if (problems.length === 0) throw error;
+      const shown = problems.slice(0, 3).join("; ");
+      throw new SessionStoreError(
+        `${this.location} is damaged (${shown}) and could not be repaired: ${(error as Error).message}`,
+        this.location,
+        { cause: error },
+      );
+    }
   }
 
   stats(): Promise<SessionStats> {

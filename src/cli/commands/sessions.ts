@@ -1,9 +1,9 @@
 /**
- * `hermes sessions list|show|search|export|import|delete|rename|stats|prune`: browsing and
+ * `hermes sessions list|show|search|export|import|delete|rename|stats|prune|repair`: browsing and
  * maintaining the session store. SQLite loads only when one of these commands runs.
  */
 import { type Command, Option } from "commander";
-import type { SessionStore, StoredMessage } from "../../state/session-store.js";
+import type { SessionStore, StoredMessage, StoreRepairReport } from "../../state/session-store.js";
 import { UsageError } from "../exit-codes.js";
 import { type CommandIo, processIo } from "./config.js";
 
@@ -69,6 +69,30 @@ export function describeCost(cost: number | null, unpriced: number, sessions: nu
   if (cost === null) return sessions === 0 ? "$0" : "unknown (no price known for the models used)";
   const money = cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
   return unpriced > 0 ? `${money} for ${sessions - unpriced} of ${sessions} sessions (the rest unknown)` : money;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+export function describeRepair(report: StoreRepairReport, location: string): string[] {
+  const lines = [`Checked ${location}`];
+  if (report.problemsBefore.length === 0) lines.push("integrity check: ok");
+  else {
+    lines.push(`integrity check: ${plural(report.problemsBefore.length, "problem")} found`);
+    for (const problem of report.problemsBefore) lines.push(`  ${problem}`);
+    if (report.indexesRebuilt) lines.push("indexes: rebuilt from their tables");
+  }
+  lines.push(
+    report.searchIndexStale
+      ? `search index: out of step with the messages; rebuilt (${plural(report.messagesIndexed, "message")})`
+      : `search index: consistent; rebuilt (${plural(report.messagesIndexed, "message")})`,
+  );
+  lines.push(
+    report.messageCountsFixed > 0
+      ? `message counts: ${plural(report.messageCountsFixed, "session")} had a wrong count; recounted`
+      : "message counts: all right",
+  );
+  if (report.problemsAfter.length === 0) lines.push("The store is healthy.");
+  return lines;
 }
 
 export function registerSessionsCommands(program: Command, io: CommandIo = processIo): Command {
@@ -227,17 +251,47 @@ export function registerSessionsCommands(program: Command, io: CommandIo = proce
 
   sessions
     .command("prune")
-    .description("delete sessions with no activity for DAYS days")
+    .description("delete sessions with no activity for DAYS days, and their messages (asks first; --yes to skip)")
     .requiredOption("--older-than <days>", "age in days")
     .option("--source <source>", "only sessions from this source")
-    .action(async (opts: { olderThan: string; source?: string }) => {
+    .option("-y, --yes", "delete without asking")
+    .action(async (opts: { olderThan: string; source?: string; yes?: boolean }) => {
       const days = Number(opts.olderThan);
       if (!Number.isFinite(days) || days < 0)
         throw new UsageError(`--older-than needs a number of days (got "${opts.olderThan}")`);
-      const removed = await withStore((store) =>
-        store.prune({ olderThanDays: days, ...(opts.source ? { source: opts.source } : {}) }),
-      );
-      io.out(`Pruned ${removed} session${removed === 1 ? "" : "s"} older than ${days} days`);
+      const options = { olderThanDays: days, now: Date.now(), ...(opts.source ? { source: opts.source } : {}) };
+      await withStore(async (store) => {
+        const pending = await store.pruneSessions({ ...options, dryRun: true });
+        if (pending.sessions > 0 && !opts.yes) {
+          const what = `${plural(pending.sessions, "session")} (${plural(pending.messages, "message")}) idle for more than ${days} days`;
+          if (!process.stdin.isTTY) throw new UsageError(`not deleting ${what} without confirmation: pass --yes`);
+          if (!(await confirm(`Delete ${what}? This cannot be undone. [y/N] `))) {
+            io.out("Nothing deleted.");
+            return;
+          }
+        }
+        const removed = await store.pruneSessions(options);
+        io.out(
+          `Pruned ${plural(removed.sessions, "session")} older than ${days} days (${plural(removed.messages, "message")})`,
+        );
+      });
+    });
+
+  sessions
+    .command("repair")
+    .description("check the session store, rebuild its search index and recount messages")
+    .action(async () => {
+      const { report, location } = await withStore(async (store) => ({
+        report: await store.repair(),
+        location: store.location,
+      }));
+      for (const line of describeRepair(report, location)) io.out(line);
+      if (report.problemsAfter.length > 0) {
+        io.err(`${location} is damaged beyond these repairs:`);
+        for (const problem of report.problemsAfter) io.err(`  ${problem}`);
+        io.err("Restore a backup (hermes backup restore FILE), or move the file aside to start a new store.");
+        io.setExitCode(1);
+      }
     });
 
   return sessions;

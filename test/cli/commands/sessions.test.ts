@@ -103,7 +103,7 @@ test("sessions stats and prune", async () => {
   assert.match((await sessions(home, "stats")).out, /sessions {2}2\nmessages {2}4/);
   assert.match((await sessions(home, "stats")).out, /cost {6}unknown \(no price known/, "never $0.0000 for unknown");
   assert.match((await sessions(home, "prune", "--older-than", "30")).out, /Pruned 0 sessions older than 30 days/);
-  assert.match((await sessions(home, "prune", "--older-than", "0")).out, /Pruned 2 sessions/);
+  assert.match((await sessions(home, "prune", "--older-than", "0", "--yes")).out, /Pruned 2 sessions/);
   await assert.rejects(sessions(home, "prune", "--older-than", "x"), /--older-than needs a number/);
   await assert.rejects(sessions(home, "prune"), /required option/);
 });
