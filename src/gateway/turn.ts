@@ -7,6 +7,7 @@
 
 import { basename } from "node:path";
 import type { Agent } from "../agent/agent.js";
+import type { HermesConfig } from "../state/config-schema.js";
 import { extractOutboundFiles, inboundInput, type OutboundFile } from "./attachments.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
@@ -43,8 +44,10 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
   if (cached && sessionId && cached.sessionId !== sessionId) runtime.evict(sessionKey);
   // Nobody reads a signed sender's chat (a webhook) to answer prompts: the agent runs unattended.
   const attended = !runner.adapter(message.platform)?.authenticatesSenders;
+  const channelPrompt = channelPromptFor(runtime.config, message);
   return runtime.agentFor(sessionKey, {
     platform: message.platform,
+    ...(channelPrompt ? { ephemeralSystemPrompt: channelPrompt } : {}),
     toolsets: settings.toolsets(message.platform),
     interactive: attended,
     ...(sessionId ? { sessionId } : {}),
@@ -60,6 +63,16 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
     },
     clarify: (question, choices) => runner.askQuestion(message, sessionKey, question, choices),
   });
+}
+
+/** `<platform>.channel_prompts.<chat id>` (the thread's own id first), an extra system-prompt line. */
+function channelPromptFor(config: HermesConfig, message: InboundMessage): string | undefined {
+  const section = (config as unknown as Record<string, { channel_prompts?: Record<string, string> } | undefined>)[
+    message.platform
+  ];
+  const prompts = section?.channel_prompts;
+  if (!prompts) return undefined;
+  return (message.threadId ? prompts[message.threadId] : undefined) ?? prompts[message.chatId];
 }
 
 function turnText(turn: Turn): string {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
 import { buildSessionKey } from "../../src/gateway/session-key.js";
 import { modelRequests, startGateway, userTexts } from "./harness.js";
 
@@ -149,6 +150,30 @@ test("a session past 85% of its window is compressed between turns, and the chat
       .filter((r) => !isSummaryRequest(r))
       .at(-1)!;
     assert.ok(JSON.stringify(next.body.messages).includes("Active Task"), "the next turn starts from the summary");
+  } finally {
+    await gw.close();
+  }
+});
+
+test("<platform>.channel_prompts adds its line to the system prompt in that channel only", async () => {
+  const gw = await startGateway({
+    adapter: () => new TestAdapter({ platform: "slack" }),
+    env: { SLACK_ALLOWED_USERS: "user-1" },
+    config: "slack:\n  channel_prompts:\n    C-french: Answer in French.\n",
+    provider: { fallback: { text: "ok" } },
+  });
+  try {
+    gw.adapter.inject({ chatId: "C-french", messageId: "1", text: "hello" });
+    await gw.adapter.waitForText(/^ok$/, "C-french");
+    gw.adapter.inject({ chatId: "C-other", messageId: "2", text: "hello" });
+    await gw.adapter.waitForText(/^ok$/, "C-other");
+    const systems = modelRequests(gw.fake).map((r) =>
+      JSON.stringify((r.body.messages as Array<{ role: string }>).filter((m) => m.role === "system")),
+    );
+    assert.deepEqual(
+      systems.map((s) => s.includes("Answer in French.")),
+      [true, false],
+    );
   } finally {
     await gw.close();
   }
