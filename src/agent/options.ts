@@ -45,6 +45,8 @@ export interface AgentOptions {
   registry?: ToolRegistry;
   enabledToolsets?: string[];
   disabledToolsets?: string[];
+  /** The IANA zone the system prompt states the time in (`timezone`); unset: the UTC date only. */
+  timeZone?: string;
   /** Exact tool names to enable; overrides the toolsets. */
   tools?: string[];
   platform?: string;

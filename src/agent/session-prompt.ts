@@ -29,6 +29,7 @@ export async function buildSessionPrompt(
     terminalEnvironment: options.terminalEnvironment,
     contextFiles: options.loadContextFiles === false ? undefined : buildContextFilesPrompt(cwd),
     memoryBlock: memory ? await memory.systemPromptBlock() : undefined,
+    timeZone: options.timeZone,
   });
 }
 

@@ -48,6 +48,8 @@ export interface SystemPromptInput {
   /** The frozen memory snapshot (MEMORY.md / USER.md and any external provider's block). */
   memoryBlock?: string;
   now?: Date;
+  /** An IANA zone (config.yaml `timezone`): the prompt then states the local time there. */
+  timeZone?: string;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -87,8 +89,25 @@ function identity(home?: string): string {
   return capContextText(soul, "SOUL.md");
 }
 
+/** The session's start: the UTC date, or the date and time in the configured zone. */
+function sessionStart(now: Date, timeZone: string | undefined): string {
+  if (!timeZone) return now.toISOString().slice(0, 10);
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    weekday: "long",
+  }).formatToParts(now);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${part("weekday")} ${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")} (time zone ${timeZone})`;
+}
+
 function environmentHint(input: SystemPromptInput): string {
-  const date = (input.now ?? new Date()).toISOString().slice(0, 10);
+  const date = sessionStart(input.now ?? new Date(), input.timeZone);
   const remote = input.terminalEnvironment;
   if (remote && remote.backend !== "local") {
     const facts = [

@@ -99,9 +99,10 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
     display(platform) {
       const own = config.display.platforms[platform];
       return {
-        streaming: own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.display.streaming,
+        streaming:
+          own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.streaming.enabled ?? config.display.streaming,
         toolProgress: own?.tool_progress ?? TOOL_PROGRESS_BY_DEFAULT[platform] ?? config.display.tool_progress,
-        editIntervalMs: Math.round((own?.edit_interval ?? 1) * 1000),
+        editIntervalMs: Math.round((own?.edit_interval ?? config.streaming.edit_interval ?? 1) * 1000),
       };
     },
     toolsets(platform) {

@@ -3,6 +3,7 @@
  * headers, quirks), so adding an OpenAI-compatible vendor needs no code. `createTransport`
  * loads only the one transport module the resolved protocol needs.
  */
+import { findNamedProvider, type NamedProviderEntry, namedProviderSpec, setNamedProviders } from "./named-providers.js";
 import type { BedrockTransportOptions } from "./transports/bedrock-converse.js";
 import type { ProviderQuirks, TransportOptions } from "./transports/common.js";
 import { modelBaseName } from "./transports/common.js";
@@ -20,6 +21,13 @@ export interface ProviderSpec {
   baseUrlEnvVar?: string;
   defaultHeaders?: Record<string, string>;
   quirks?: ProviderQuirks;
+  /** A key written in config.yaml (`providers.<name>.api_key`); used before the variables. */
+  apiKey?: string;
+  /** Calls need no key (a named endpoint configured without one). */
+  keyOptional?: boolean;
+  /** The model used when none is given, and the models the endpoint serves (named endpoints). */
+  defaultModel?: string;
+  models?: string[];
 }
 
 const OPENROUTER_HEADERS = { "HTTP-Referer": "https://hermes-agent.nousresearch.com", "X-Title": "Hermes Agent" };
@@ -210,11 +218,23 @@ export const PROVIDERS: readonly ProviderSpec[] = [
   },
 ];
 
-/** The catalog row for a provider id or alias (case-insensitive), or undefined. */
-export function resolveProvider(nameOrAlias: string | undefined): ProviderSpec | undefined {
-  if (!nameOrAlias) return undefined;
+function builtInProvider(nameOrAlias: string): ProviderSpec | undefined {
   const key = nameOrAlias.trim().toLowerCase();
   return PROVIDERS.find((p) => p.id === key || p.aliases.includes(key));
+}
+
+/**
+ * The catalog row for a provider id or alias (case-insensitive), or undefined. Endpoints named
+ * in config.yaml (see registerNamedProviders) come first.
+ */
+export function resolveProvider(nameOrAlias: string | undefined): ProviderSpec | undefined {
+  if (!nameOrAlias) return undefined;
+  return findNamedProvider(nameOrAlias) ?? builtInProvider(nameOrAlias);
+}
+
+/** Makes config.yaml's named endpoints resolvable by name, replacing any registered before. */
+export function registerNamedProviders(entries: readonly NamedProviderEntry[]): void {
+  setNamedProviders(entries.map((entry) => namedProviderSpec(entry, builtInProvider(entry.name))));
 }
 
 function parseUrl(baseUrl: string | undefined): URL | undefined {
@@ -258,11 +278,12 @@ export function resolveApiMode(input: {
   return apiModeFromBaseUrl(input.baseUrl ?? spec?.defaultBaseUrl, input.model) ?? "chat_completions";
 }
 
-/** The first key found in the provider's environment variables. */
+/** The key written in config.yaml for the provider, else the first one in its environment variables. */
 export function apiKeyFromEnv(
   spec: ProviderSpec,
   env: Record<string, string | undefined> = process.env,
 ): string | undefined {
+  if (spec.apiKey) return spec.apiKey;
   for (const name of spec.keyEnvVars) {
     const value = env[name]?.trim();
     if (value) return value;

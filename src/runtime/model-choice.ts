@@ -2,8 +2,10 @@
  * Which provider, endpoint and model a runtime talks to: flags first, then config.yaml, then
  * the first provider whose key is in the environment, then a model server running locally.
  */
-import { PROVIDERS, type ProviderSpec, resolveProvider } from "../llm/providers.js";
+import { findNamedProvider } from "../llm/named-providers.js";
+import { PROVIDERS, type ProviderSpec, registerNamedProviders, resolveProvider } from "../llm/providers.js";
 import type { ApiMode } from "../llm/types.js";
+import { namedEndpoints } from "../state/config-providers.js";
 import { DEFAULT_MODEL, type HermesConfig } from "../state/config-schema.js";
 import { UsageError } from "./errors.js";
 import { type DetectOptions, detectLocalServer } from "./local-servers.js";
@@ -57,6 +59,7 @@ export async function chooseModel(
   options: { localServers?: DetectOptions | false; notice: (message: string) => void; env?: NodeJS.ProcessEnv },
 ): Promise<ModelChoice> {
   const env = options.env ?? process.env;
+  registerNamedProviders(namedEndpoints(config));
   const explicit = explicitBaseUrl(config, overrides);
   let baseUrl = explicit?.value;
   let baseUrlSource = explicit?.source;
@@ -93,14 +96,32 @@ export async function chooseModel(
   }
   if (!provider) throw new UsageError(NO_PROVIDER_HELP);
   const info = resolveProvider(provider);
-  if (!info) throw new UsageError(`unknown provider "${provider}" (hermes help providers lists them)`);
+  if (!info) {
+    throw new UsageError(
+      `unknown provider "${provider}": not a built-in provider (hermes help providers lists them) ` +
+        "nor a name under providers: or custom_providers: in config.yaml",
+    );
+  }
+  const named = findNamedProvider(provider) ? info : undefined;
+  if (!baseUrl && named?.defaultBaseUrl) {
+    baseUrl = named.defaultBaseUrl;
+    baseUrlSource = `providers.${provider} in config.yaml`;
+  }
   if (!baseUrl && info.baseUrlEnvVar && env[info.baseUrlEnvVar]?.trim()) {
     baseUrl = checkBaseUrl(env[info.baseUrlEnvVar]!, info.baseUrlEnvVar);
     baseUrlSource = info.baseUrlEnvVar;
   }
-  const model = detectedModel ?? overrides.model ?? (config.model.default || undefined);
+  // A named endpoint's own model stands in for the built-in default, never for a chosen one.
+  const namedModel = config.model.default === DEFAULT_MODEL ? named?.defaultModel : undefined;
+  const model = detectedModel ?? overrides.model ?? namedModel ?? (config.model.default || undefined);
   if (!model) throw new UsageError(`no model given for provider ${info.id}: pass --model or set model.default`);
-  const modelSource = detectedModel ? "the detected server" : overrides.model ? "--model" : "model.default";
+  const modelSource = detectedModel
+    ? "the detected server"
+    : overrides.model
+      ? "--model"
+      : namedModel
+        ? `providers.${provider} in config.yaml`
+        : "model.default";
   if (modelSource === "model.default" && model === DEFAULT_MODEL && !AGGREGATORS.has(info.id)) {
     throw new UsageError(
       `${info.label} was chosen (${providerSource}) but no model was given, and the built-in default ` +

@@ -34,7 +34,7 @@ function isLoopback(baseUrl: string | undefined): boolean {
  * server on this machine (any provider pointed at loopback) is assumed to need none.
  */
 export function requireCredential(info: ProviderSpec, baseUrl: string | undefined, hasKey: boolean): void {
-  if (hasKey || KEYLESS_PROVIDERS.has(info.id) || isLoopback(baseUrl)) return;
+  if (hasKey || info.apiKey || info.keyOptional || KEYLESS_PROVIDERS.has(info.id) || isLoopback(baseUrl)) return;
   const variables = info.keyEnvVars.join(" or ");
   throw new UsageError(
     `no API key for ${info.label} (${info.id}): set ${variables} (in the environment or $HERMES_HOME/.env), ` +

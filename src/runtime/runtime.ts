@@ -15,6 +15,7 @@ import type { CredentialPool } from "../llm/credential-pool.js";
 import { AuthStoreError } from "../state/auth-store.js";
 import { loadConfigAsync } from "../state/config-load.js";
 import type { HermesConfig } from "../state/config-schema.js";
+import { applyTimeZone } from "../state/config-sections.js";
 import { loadDotEnv } from "../state/dotenv.js";
 import { hermesHome, hermesPaths } from "../state/paths.js";
 import { profileHome } from "../state/profiles.js";
@@ -181,6 +182,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const notice = (message: string, level: NoticeLevel = "warning") => callbacks.onNotice?.(message, level);
   if (!options.skipDotEnv) loadDotEnv(home);
   const { config, warnings } = await loadConfigAsync({ home });
+  applyTimeZone(config.timezone);
   startLogging(home, config, options.logMirror);
   for (const warning of [...warnings, ...unavailableFeatures(config)]) notice(warning);
 

@@ -7,8 +7,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { readSimpleYaml } from "../util/simple-yaml.js";
+import { applyRenamedKeys, classifyKeys } from "./config-original.js";
 import { configSchema, type HermesConfig } from "./config-schema.js";
-import { closestName, dropNulls, findUnknownKeys } from "./config-walk.js";
+import { closestName, dropNulls } from "./config-walk.js";
 import { hermesHome, hermesPaths } from "./paths.js";
 
 export interface ConfigIssue {
@@ -32,7 +33,15 @@ export class ConfigError extends Error {
 export interface LoadedConfig {
   config: HermesConfig;
   warnings: string[];
+  /** Keys of the original agent's config.yaml that the file sets and we accept without acting on. */
+  notActedOn: string[];
   path: string;
+}
+
+export interface ValidatedConfig {
+  config: HermesConfig;
+  warnings: string[];
+  notActedOn: string[];
 }
 
 export const FILE_LABEL = "config.yaml";
@@ -61,9 +70,14 @@ function describeValue(value: unknown): string {
   return json.length > 60 ? `${json.slice(0, 57)}...` : json;
 }
 
-/** Validate a parsed config.yaml value. Throws ConfigError; unknown keys become warnings. */
-export function validateConfig(raw: unknown, file = FILE_LABEL): { config: HermesConfig; warnings: string[] } {
-  const input = dropNulls(raw ?? {});
+/**
+ * Validate a parsed config.yaml value. Throws ConfigError; unknown keys become warnings. The
+ * original agent's names are read under ours (see ./config-original.ts).
+ */
+export function validateConfig(raw: unknown, file = FILE_LABEL): ValidatedConfig {
+  const written = dropNulls(raw ?? {});
+  const renamed = applyRenamedKeys(written, file);
+  const input = renamed.value;
   const result = configSchema.safeParse(input);
   if (!result.success) {
     const issues = result.error.issues.map((issue) => {
@@ -74,13 +88,15 @@ export function validateConfig(raw: unknown, file = FILE_LABEL): { config: Herme
     });
     throw new ConfigError(issues.map((i) => `${file}: ${i.message}`).join("\n"), file, issues);
   }
-  const warnings = findUnknownKeys(configSchema, input).map(({ path, known }) => {
+  // The file as written: a key set to nothing is still a key the file sets.
+  const keys = classifyKeys(raw ?? {});
+  const unknown = keys.unknown.map(({ path, known }) => {
     const last = path.split(".").at(-1) ?? path;
     const guess = closestName(last, known);
     const hint = guess ? ` (did you mean "${guess}"?)` : "";
     return `${file}: unknown key "${path}" is ignored${hint}`;
   });
-  return { config: result.data, warnings };
+  return { config: result.data, warnings: [...renamed.warnings, ...unknown], notActedOn: keys.notActedOn };
 }
 
 /**

@@ -19,6 +19,8 @@ import {
   stringMap,
   text,
 } from "./config-fields.js";
+import { customProvidersSchema, providersSchema } from "./config-providers.js";
+import { streamingSection, timeZoneText } from "./config-sections.js";
 
 /** model.default when config.yaml names none: an OpenRouter (aggregator) model id. */
 export const DEFAULT_MODEL = "anthropic/claude-opus-4.6";
@@ -51,8 +53,11 @@ const modelSection = section({
   min_context_length: integerAtLeast(0, 64_000),
 });
 
-/** `model: some-id` is shorthand for `model: {default: some-id}`. */
-const model = z.preprocess((value) => (typeof value === "string" ? { default: value } : value), modelSection);
+/** `model: some-id` is shorthand for `model: {default: some-id}`; the original writes `model: ""` for "not chosen". */
+const model = z.preprocess(
+  (value) => (typeof value === "string" ? (value.trim() ? { default: value } : {}) : value),
+  modelSection,
+);
 
 const auxiliaryTask = section({
   provider: text("auto"),
@@ -212,7 +217,13 @@ export const configSchema = z.object(
       max_reply_bytes: integerAtLeast(1024, 1024 * 1024),
       /** Seconds a stopping gateway lets running turns finish before interrupting them. */
       restart_drain_timeout: numberBetween(0, 3600, 0),
+      /** Retries of a failed provider call (after backoff) before falling back or giving up. */
+      api_max_retries: integerAtLeast(0, 3),
+      /** Toolsets taken away from whatever `toolsets` or `platform_toolsets` enable. */
+      disabled_toolsets: stringList(),
     }),
+    /** The zone the system prompt states the time in and cron schedules default to ("" = this machine's). */
+    timezone: timeZoneText(),
     toolsets: stringList(["hermes-cli"]),
     /** Toolsets per platform (cli, api_server, telegram, ...), in place of `toolsets` there. */
     platform_toolsets: z
@@ -317,6 +328,11 @@ export const configSchema = z.object(
       /** Let web_extract's own fetch read private, loopback and link-local addresses. */
       allow_private_urls: bool(false),
     }),
+    /** Named OpenAI-compatible endpoints, usable as `model.provider: NAME` and `--provider NAME`. */
+    providers: providersSchema,
+    /** The original's older list form of `providers`. */
+    custom_providers: customProvidersSchema,
+    streaming: streamingSection,
     fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
     mcp_servers: z.record(z.string(), mcpServer, { error: () => "a mapping of server names to settings" }).default({}),
     /** Older spelling of `approvals.command_allowlist`, still honoured. */
@@ -364,8 +380,6 @@ export const configSchema = z.object(
       show_reasoning: bool(false),
       tool_progress: oneOf(["off", "new", "all", "verbose"]).default("all"),
       show_cost: bool(false),
-      compact: bool(false),
-      skin: text("default"),
     }),
   },
   { error: () => "a mapping of settings" },

@@ -1,6 +1,6 @@
 /**
- * Walking config.yaml values alongside the config schema: finding keys the schema does not
- * know (reported as warnings) and the schema that governs one dotted key path.
+ * Walking config.yaml values alongside the config schema: the schema that governs one dotted
+ * key path, defaults for empty keys, and typo suggestions.
  */
 import { type AnySchema, ArraySchema, ObjectSchema, RecordSchema, WrapperSchema } from "../util/schema/index.js";
 
@@ -31,34 +31,6 @@ export function schemaKind(schema: AnySchema): string {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Dotted paths of keys in `value` that the schema has no place for. */
-export function findUnknownKeys(
-  schema: AnySchema,
-  value: unknown,
-  prefix = "",
-): Array<{ path: string; known: string[] }> {
-  const shaped = unwrapSchema(schema);
-  const found: Array<{ path: string; known: string[] }> = [];
-  if (shaped instanceof ObjectSchema && isPlainObject(value)) {
-    const shape = shaped.shape as Record<string, AnySchema>;
-    for (const [key, inner] of Object.entries(value)) {
-      const path = prefix ? `${prefix}.${key}` : key;
-      const child = shape[key];
-      if (child) found.push(...findUnknownKeys(child, inner, path));
-      else found.push({ path, known: Object.keys(shape) });
-    }
-  } else if (shaped instanceof RecordSchema && isPlainObject(value)) {
-    for (const [key, inner] of Object.entries(value)) {
-      found.push(...findUnknownKeys(shaped.valueType as AnySchema, inner, prefix ? `${prefix}.${key}` : key));
-    }
-  } else if (shaped instanceof ArraySchema && Array.isArray(value)) {
-    value.forEach((inner, index) => {
-      found.push(...findUnknownKeys(shaped.element as AnySchema, inner, `${prefix}[${index}]`));
-    });
-  }
-  return found;
-}
 
 /** YAML writes an empty key (`compression:`) as null; treat that as "not set" so defaults apply. */
 export function dropNulls(value: unknown): unknown {

@@ -62,17 +62,25 @@ async function reportBadBaseUrlVariables(io: CommandIo, env: Record<string, stri
   return bad;
 }
 
+/** The original agent's keys the file sets that are accepted but not acted on, one a line, then a count. */
+function reportNotActedOn(io: CommandIo, keys: readonly string[]): void {
+  for (const key of keys) io.out(key);
+  const count = `${keys.length} key${keys.length === 1 ? "" : "s"}`;
+  io.out(`${count} of the original's config.yaml accepted but not acted on`);
+}
+
 /** Validate config.yaml and report; returns false (and sets exit code 1) when invalid. */
-async function reportCheck(io: CommandIo): Promise<boolean> {
+async function reportCheck(io: CommandIo, options: { unsupported?: boolean } = {}): Promise<boolean> {
   const s = await state();
   try {
-    const { path, warnings, config } = s.loadConfig({ home: s.hermesHome() });
+    const { path, warnings, config, notActedOn } = s.loadConfig({ home: s.hermesHome() });
     for (const warning of warnings) io.err(`warning: ${warning}`);
     if (await reportBadBaseUrlVariables(io, { ...s.readDotEnv(s.hermesHome()), ...process.env })) return false;
     const { toolsetProblem } = await import("../../runtime/preflight.js");
     const servers = Object.keys(config.mcp_servers);
     const toolsets = [
       toolsetProblem(config.toolsets, `toolsets in ${path}`, servers),
+      toolsetProblem(config.agent.disabled_toolsets, `agent.disabled_toolsets in ${path}`, servers),
       ...Object.entries(config.platform_toolsets).map(([platform, names]) =>
         toolsetProblem(names, `platform_toolsets.${platform} in ${path}`, servers),
       ),
@@ -85,6 +93,7 @@ async function reportCheck(io: CommandIo): Promise<boolean> {
       return false;
     }
     io.out(`${path}: OK${warnings.length ? ` (${warnings.length} warning${warnings.length > 1 ? "s" : ""})` : ""}`);
+    if (options.unsupported) reportNotActedOn(io, notActedOn);
     return true;
   } catch (error) {
     if (!(error instanceof s.ConfigError)) throw error;
@@ -201,8 +210,9 @@ export function registerConfigCommands(program: Command, io: CommandIo = process
   config
     .command("check")
     .description("validate config.yaml: errors name the key and the accepted values (exit 1 when invalid)")
-    .action(async () => {
-      await reportCheck(io);
+    .option("--unsupported", "also list the original agent's keys the file sets that are accepted but not acted on")
+    .action(async (opts: { unsupported?: boolean }) => {
+      await reportCheck(io, opts);
     });
 
   return config;
