@@ -341,6 +341,8 @@ export const configSchema = z.object(
       .record(z.string(), oneOf(POOL_STRATEGIES), { error: () => "a mapping of provider ids to strategies" })
       .default({}),
     gateway: gatewaySection,
+    /** `hermes mcp serve`: the toolsets it exposes (a list or "a,b"; empty: its default). */
+    mcp_serve: section({ toolsets: idList() }),
     /** Messaging platforms by name (also accepted under `gateway.platforms`). */
     platforms: platformsMap(),
     telegram: telegramSection,

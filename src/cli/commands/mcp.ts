@@ -1,6 +1,7 @@
 /**
  * `hermes mcp list|add|remove|test`: the `mcp_servers` section of config.yaml from the command
- * line. State and MCP modules load inside each action, so registering costs nothing at startup.
+ * line; `hermes mcp serve`: our own tools and sessions as an MCP server over stdio. State and
+ * MCP modules load inside each action, so registering costs nothing at startup.
  */
 import type { Command } from "commander";
 import type { McpServerConfig } from "../../state/config-schema.js";
@@ -200,6 +201,19 @@ export function registerMcpCommands(program: Command, io: CommandIo = processIo)
         return [`  ${tool.registeredName}`, note || firstLine(tool.description)];
       });
       for (const line of table(rows)) io.out(line);
+    });
+
+  mcp
+    .command("serve")
+    .description("serve Hermes' tools and sessions to an MCP client over stdin/stdout")
+    .option(
+      "-t, --toolsets <list>",
+      "comma-separated toolsets to expose (default: mcp_serve.toolsets in config.yaml, else file,terminal)",
+    )
+    .option("--yolo", "run commands that need approval instead of refusing them (hardline blocks still apply)")
+    .action(async (options: { toolsets?: string; yolo?: boolean }) => {
+      const { serveMcp } = await import("../../mcp-server/serve.js");
+      await serveMcp(options);
     });
 
   return mcp;
