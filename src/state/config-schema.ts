@@ -382,6 +382,8 @@ export const configSchema = z.object(
       show_reasoning: bool(false),
       tool_progress: oneOf(["off", "new", "all", "verbose"]).default("all"),
       show_cost: bool(false),
+      /** No blank line between exchanges in the terminal, and a one-line header. */
+      compact: bool(false),
     }),
   },
   { error: () => "a mapping of settings" },

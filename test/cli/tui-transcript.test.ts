@@ -34,3 +34,16 @@ test("with display.streaming false a reply appears whole when its model call end
   view.endTurn({ text: "hi" });
   assert.match(screen(), /Done\./);
 });
+
+test("display.compact leaves out the blank line between exchanges", () => {
+  const tui = { requestRender() {} } as unknown as TUI;
+  const base: DisplaySettings = { showReasoning: false, toolProgress: "all", streaming: true, showCost: false };
+  const lines = (compact: boolean) => {
+    const view = new Transcript(tui, { ...base, compact }, () => undefined);
+    view.userMessage("one");
+    view.userMessage("two");
+    return view.container.render(80).filter((line) => line.trim() === "").length;
+  };
+  assert.equal(lines(true), 0);
+  assert.equal(lines(false), 2);
+});

@@ -69,7 +69,7 @@ test("check --unsupported lists exactly the original's keys that nothing acts on
   );
   assert.deepEqual([...listed].sort(), [...expected].sort());
   assert.equal(lines.at(-1), `${expected.length} keys of the original's config.yaml accepted but not acted on`);
-  for (const key of ["browser.engine", "display.compact", "auxiliary.title_generation.language", "honcho"]) {
+  for (const key of ["browser.engine", "auxiliary.title_generation.language", "honcho"]) {
     assert.ok(listed.includes(key), `${key} is listed`);
   }
   for (const key of [

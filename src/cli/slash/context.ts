@@ -14,6 +14,8 @@ export interface DisplaySettings {
   streaming: boolean;
   /** `display.show_cost`: the estimated cost in the status bar. */
   showCost: boolean;
+  /** `display.compact`: no blank line between exchanges and a one-line header. */
+  compact?: boolean;
 }
 
 export interface SessionUsage {

@@ -66,8 +66,12 @@ class TuiView implements ChatView {
     const header = [
       style.bold("Hermes Agent"),
       style.gray(` · ${runtime.provider}/${runtime.model} · session ${runtime.agent.sessionId}`),
-      "\n",
-      style.gray("Enter sends · Alt+Enter new line · /help for commands · Ctrl+C stops a turn, twice exits"),
+      ...(controller.display.compact
+        ? []
+        : [
+            "\n",
+            style.gray("Enter sends · Alt+Enter new line · /help for commands · Ctrl+C stops a turn, twice exits"),
+          ]),
     ].join("");
     this.tui.addChild(new Text(header, 1, 0));
     this.tui.addChild(transcript.container);

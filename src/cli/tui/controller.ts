@@ -90,6 +90,7 @@ export class ChatController implements SlashContext {
       toolProgress: flags.verbose ? "verbose" : toolProgressFrom(runtime.config.display.tool_progress),
       streaming: runtime.config.display.streaming,
       showCost: runtime.config.display.show_cost,
+      compact: runtime.config.display.compact,
     };
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
   }

@@ -43,7 +43,7 @@ export class Transcript {
   ) {}
 
   userMessage(text: string): void {
-    this.container.addChild(new Spacer(1));
+    if (!this.display.compact) this.container.addChild(new Spacer(1));
     this.container.addChild(new Text(`${style.cyan("›")} ${style.bold(text)}`, 1, 0));
     this.resetBlocks();
     this.textThisTurn = false;
