@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { packageVersion } from "../util/version.js";
+import { registerAcpCommand } from "./commands/acp.js";
 import { registerAuthCommands } from "./commands/auth.js";
 import { registerBackupCommands } from "./commands/backup.js";
 import { registerConfigCommands } from "./commands/config.js";
@@ -132,6 +133,7 @@ export function buildProgram(): Command {
   registerLogsCommand(program);
   registerStatusCommand(program);
   registerBackupCommands(program);
+  registerAcpCommand(program);
   registerHelpCommand(program);
 
   program

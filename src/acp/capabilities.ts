@@ -1,0 +1,37 @@
+/** What `initialize` tells an editor: protocol version, capabilities and ways to sign in. */
+import { type AuthMethod, type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable";
+import { packageVersion } from "../util/version.js";
+
+export const AUTH_API_KEY = "api-key";
+export const AUTH_SETUP = "hermes-setup";
+
+export function authMethods(): AuthMethod[] {
+  return [
+    {
+      id: AUTH_API_KEY,
+      name: "Use the configured provider",
+      description: "An API key or local model server already set up in ~/.hermes (config.yaml and .env)",
+    },
+    {
+      id: AUTH_SETUP,
+      name: "Run hermes setup",
+      description: "Choose a provider and enter an API key in a terminal",
+      type: "terminal",
+      args: ["setup"],
+    },
+  ];
+}
+
+export function initializeResponse(): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentInfo: { name: "hermes-agent", title: "Hermes Agent", version: packageVersion() },
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { list: {}, resume: {}, fork: {}, close: {} },
+    },
+    authMethods: authMethods(),
+  };
+}
