@@ -44,7 +44,7 @@ async function gatewayRss(): Promise<Row> {
   const child = spawn(process.execPath, ["dist/cli/main.js", "gateway", "run"], {
     env: {
       ...process.env,
-      ...mail.env,
+      ...mail.env(),
       HERMES_HOME: home,
       API_SERVER_ENABLED: "",
       OPENROUTER_API_KEY: "",

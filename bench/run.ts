@@ -10,6 +10,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { benchAcp } from "./acp.js";
 import { benchApiServer } from "./api-server.js";
 import { rssMethod } from "./child.js";
 import { benchColdStart } from "./cold-start.js";
@@ -59,6 +60,7 @@ const GROUPS: Group[] = [
   { name: "sandbox", title: "Sandbox", run: () => rows(benchSandbox()) },
   { name: "import", title: "Drop-in import", run: () => rows(benchImport()) },
   { name: "platforms", title: "Messaging platforms", run: () => rows(benchPlatforms()) },
+  { name: "acp", title: "ACP server", run: () => rows(benchAcp()) },
   { name: "gateway-soak", title: "Gateway soak (test platform)", run: () => rows(benchGatewaySoak()) },
   { name: "peers", title: "Peer agent: the same one-tool task", optIn: true, run: () => benchPeers() },
 ];

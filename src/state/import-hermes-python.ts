@@ -10,6 +10,7 @@
 
 import { SqliteConnection } from "./sqlite-connection.js";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-driver.js";
+import { searchTextSql } from "./sqlite-schema.js";
 
 export const IMPORT_SOURCE = "hermes-python";
 
@@ -195,81 +196,106 @@ async function copy(source: SqliteDatabase, target: SqliteConnection, sourcePath
   );
 
   const addedIds: string[] = [];
-  await target.write(() => {
-    for (const session of sessions) {
-      const since = mark.get(IMPORT_SOURCE, session.id) as { last_source_message_id: number } | undefined;
-      if (!since && exists.get(session.id)) {
-        report.sessions.idTaken.push(session.id);
-        continue;
-      }
-      const started = ms(session.started_at) ?? 0;
-      const ended = ms(session.ended_at);
-      const tokens = [session.input_tokens ?? 0, session.output_tokens ?? 0] as const;
-      const counters = [
-        tokens[0],
-        tokens[1],
-        session.cache_read_tokens ?? 0,
-        session.cache_write_tokens ?? 0,
-        tokens[0] + tokens[1],
-        session.estimated_cost_usd,
-        session.actual_cost_usd,
-      ];
-      if (!since) {
-        insertSession.run(
-          session.id,
-          session.parent_session_id,
-          session.title,
-          session.source || "cli",
-          session.model,
-          started,
-          ended ?? started,
-          ended,
-          ...counters,
-          session.system_prompt,
-        );
-      } else {
-        refreshSession.run(session.title, ended, ...counters, session.id);
-      }
-      const rows = messageSelect.all(session.id, since?.last_source_message_id ?? 0) as SourceMessage[];
-      let added = 0;
-      let lastActive = ended ?? started;
-      for (const row of rows) {
-        if (row.active === 0) {
-          report.messages.rewound += 1;
+  await target.write(() =>
+    withBulkIndexing(db, () => {
+      for (const session of sessions) {
+        const since = mark.get(IMPORT_SOURCE, session.id) as { last_source_message_id: number } | undefined;
+        if (!since && exists.get(session.id)) {
+          report.sessions.idTaken.push(session.id);
           continue;
         }
-        const at = ms(row.timestamp) ?? started;
-        const body = contentOf(row.content);
-        insertMessage.run(
-          session.id,
-          row.role && ROLES.has(row.role) ? row.role : "user",
-          body.content,
-          body.isParts,
-          body.searchText,
-          toolCallsOf(row.tool_calls),
-          row.tool_call_id,
-          row.tool_name,
-          row.finish_reason,
-          row.reasoning,
-          at,
-        );
-        added += 1;
-        lastActive = Math.max(lastActive, at);
+        const started = ms(session.started_at) ?? 0;
+        const ended = ms(session.ended_at);
+        const tokens = [session.input_tokens ?? 0, session.output_tokens ?? 0] as const;
+        const counters = [
+          tokens[0],
+          tokens[1],
+          session.cache_read_tokens ?? 0,
+          session.cache_write_tokens ?? 0,
+          tokens[0] + tokens[1],
+          session.estimated_cost_usd,
+          session.actual_cost_usd,
+        ];
+        if (!since) {
+          insertSession.run(
+            session.id,
+            session.parent_session_id,
+            session.title,
+            session.source || "cli",
+            session.model,
+            started,
+            ended ?? started,
+            ended,
+            ...counters,
+            session.system_prompt,
+          );
+        } else {
+          refreshSession.run(session.title, ended, ...counters, session.id);
+        }
+        const rows = messageSelect.all(session.id, since?.last_source_message_id ?? 0) as SourceMessage[];
+        let added = 0;
+        let lastActive = ended ?? started;
+        for (const row of rows) {
+          if (row.active === 0) {
+            report.messages.rewound += 1;
+            continue;
+          }
+          const at = ms(row.timestamp) ?? started;
+          const body = contentOf(row.content);
+          insertMessage.run(
+            session.id,
+            row.role && ROLES.has(row.role) ? row.role : "user",
+            body.content,
+            body.isParts,
+            body.searchText,
+            toolCallsOf(row.tool_calls),
+            row.tool_call_id,
+            row.tool_name,
+            row.finish_reason,
+            row.reasoning,
+            at,
+          );
+          added += 1;
+          lastActive = Math.max(lastActive, at);
+        }
+        touch.run(added, lastActive, session.id);
+        const last = rows.at(-1)?.id ?? since?.last_source_message_id ?? 0;
+        saveMark.run(IMPORT_SOURCE, session.id, last, Date.now());
+        report.messages.added += added;
+        if (!since) {
+          report.sessions.added += 1;
+          addedIds.push(session.id);
+        } else if (rows.length > 0) report.sessions.updated += 1;
+        else report.sessions.unchanged += 1;
       }
-      touch.run(added, lastActive, session.id);
-      const last = rows.at(-1)?.id ?? since?.last_source_message_id ?? 0;
-      saveMark.run(IMPORT_SOURCE, session.id, last, Date.now());
-      report.messages.added += added;
-      if (!since) {
-        report.sessions.added += 1;
-        addedIds.push(session.id);
-      } else if (rows.length > 0) report.sessions.updated += 1;
-      else report.sessions.unchanged += 1;
-    }
-  });
+    }),
+  );
   report.messages.alreadyImported = report.messages.inSource - report.messages.added - report.messages.rewound;
   report.mismatches = verify(source, db, addedIds);
   return report;
+}
+
+/**
+ * Runs a bulk insert of messages with the search index filled once at the end: FTS5 indexes a
+ * batch several times faster than row by row through the insert trigger. Inside the caller's
+ * transaction, so other connections never see the trigger missing.
+ */
+function withBulkIndexing(db: SqliteDatabase, insert: () => void): void {
+  const trigger = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'messages_fts_insert'")
+    .pluck()
+    .get() as string | undefined;
+  if (!trigger) return insert();
+  const before = db.prepare("SELECT COALESCE(MAX(id), 0) FROM messages").pluck().get() as number;
+  db.exec("DROP TRIGGER messages_fts_insert");
+  try {
+    insert();
+    db.prepare(
+      `INSERT INTO messages_fts(rowid, content) SELECT m.id, ${searchTextSql("m")} FROM messages AS m WHERE m.id > ?`,
+    ).run(before);
+  } finally {
+    db.exec(trigger);
+  }
 }
 
 /** Sessions whose message count here differs from the source's active messages. */

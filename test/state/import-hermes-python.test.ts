@@ -96,6 +96,8 @@ test("import copies every session and message with ids, lineage, titles, counter
     const hits = await store.search("zeppelin");
     assert.ok(hits.some((hit) => hit.sessionId === "20250301_101500_a1b2c3"));
     assert.ok((await store.search("topic42")).length > 0, "the bulk session is searchable");
+    await store.appendMessage("20250301_101500_a1b2c3", { role: "user", content: "a later quetzal" });
+    assert.equal((await store.search("quetzal")).length, 1, "messages written after the import are indexed too");
   } finally {
     store.close();
   }
