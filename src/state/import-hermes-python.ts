@@ -285,7 +285,10 @@ function withBulkIndexing(db: SqliteDatabase, insert: () => void): void {
     .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'messages_fts_insert'")
     .pluck()
     .get() as string | undefined;
-  if (!trigger) return insert();
+  if (!trigger) {
+    insert();
+    return;
+  }
   const before = db.prepare("SELECT COALESCE(MAX(id), 0) FROM messages").pluck().get() as number;
   db.exec("DROP TRIGGER messages_fts_insert");
   try {
