@@ -43,6 +43,14 @@ const MODULES = {
     mutate: ["src/state/sqlite-connection.ts"],
     tests: ["test/state/sqlite-connection", "test/state/session-store"],
   },
+  "gateway-auth": {
+    mutate: ["src/gateway/authorization.ts"],
+    tests: ["test/gateway/authorization", "test/gateway/settings"],
+  },
+  "store-location": {
+    mutate: ["src/state/store-location.ts"],
+    tests: ["test/state/import-hermes-python"],
+  },
 };
 
 const wanted = process.argv.slice(2);
