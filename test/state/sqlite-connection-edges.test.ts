@@ -83,3 +83,30 @@ test("bytes() counts the database and its write-ahead log, and works once the lo
   assert.equal(existsSync(`${path}-wal`), false, "the last close folds the log back");
   assert.equal(conn.bytes(), statSync(path).size);
 });
+
+test("writes that arrive while an earlier batch waits for another process's lock wait their turn", async () => {
+  const path = join(tempDir(), "state.db");
+  const holder = await SqliteConnection.open(path, 1000);
+  const conn = await SqliteConnection.open(path, 10_000);
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  try {
+    await conn.write(() => conn.db.exec("CREATE TABLE t (v TEXT)"));
+    holder.db.exec("BEGIN IMMEDIATE");
+    const first = conn.write(() => conn.statement("INSERT INTO t (v) VALUES ('first')").run());
+    await tick();
+    await tick();
+    // The first batch is now retrying its BEGIN; a second write must not start a batch of its own.
+    const second = conn.write(() => conn.statement("INSERT INTO t (v) VALUES ('second')").run());
+    await tick();
+    await tick();
+    holder.db.exec("ROLLBACK");
+    await Promise.all([first, second]);
+    assert.deepEqual(await conn.read(() => conn.db.prepare("SELECT v FROM t ORDER BY rowid").pluck().all()), [
+      "first",
+      "second",
+    ]);
+  } finally {
+    holder.close();
+    conn.close();
+  }
+});
