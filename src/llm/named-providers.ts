@@ -4,19 +4,12 @@
  * tasks, cron jobs) finds them. A name that is a built-in provider's keeps that provider's
  * protocol and quirks with the configured endpoint and key.
  */
+import type { NamedEndpoint } from "../util/named-endpoint.js";
 import type { ProviderSpec } from "./providers.js";
 import type { ApiMode } from "./types.js";
 
 /** One named endpoint: a base URL with its key (literal or from a variable) and models. */
-export interface NamedProviderEntry {
-  name: string;
-  baseUrl: string;
-  apiKey?: string;
-  keyEnv?: string;
-  apiMode?: string;
-  model?: string;
-  models: string[];
-}
+export type NamedProviderEntry = NamedEndpoint;
 
 const API_MODES: readonly ApiMode[] = ["chat_completions", "codex_responses", "anthropic_messages", "bedrock_converse"];
 

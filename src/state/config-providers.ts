@@ -3,6 +3,7 @@
  * keyed by name) and the older `custom_providers:` (a list of entries with a `name`). Each one
  * can be chosen as `model.provider: NAME` (or `custom:NAME`) and `--provider NAME`.
  */
+import type { NamedEndpoint } from "../util/named-endpoint.js";
 import { z } from "../util/schema/index.js";
 import { accepts, baseUrlText, integerAtLeast } from "./config-fields.js";
 
@@ -48,16 +49,7 @@ export const customProvidersSchema = z
   )
   .default([]);
 
-/** One named endpoint as the model choice uses it. */
-export interface NamedEndpoint {
-  name: string;
-  baseUrl: string;
-  apiKey?: string;
-  keyEnv?: string;
-  apiMode?: string;
-  model?: string;
-  models: string[];
-}
+export type { NamedEndpoint };
 
 type ProviderEntry = z.output<typeof providerEntry>;
 
