@@ -20,7 +20,14 @@ import {
   text,
 } from "./config-fields.js";
 import { customProvidersSchema, providersSchema } from "./config-providers.js";
-import { streamingSection, timeZoneText } from "./config-sections.js";
+import {
+  checkpointsSection,
+  hooksSection,
+  permissionsSection,
+  pluginsSection,
+  streamingSection,
+  timeZoneText,
+} from "./config-sections.js";
 
 /** model.default when config.yaml names none: an OpenRouter (aggregator) model id. */
 export const DEFAULT_MODEL = "anthropic/claude-opus-4.6";
@@ -35,6 +42,9 @@ export const API_MODES = [
 export const REASONING_EFFORTS = ["", "none", "minimal", "low", "medium", "high", "xhigh"] as const;
 export const POOL_STRATEGIES = ["fill_first", "round_robin", "random", "least_used"] as const;
 export const AUXILIARY_TASKS = ["compression", "title", "vision", "web_extract", "session_search", "approval"] as const;
+/** How much a session may do without asking (see docs/security.md). */
+export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
 export const TERMINAL_BACKENDS = ["local", "docker", "ssh", "modal", "daytona", "singularity"] as const;
 
 const modelSection = section({
@@ -269,8 +279,16 @@ export const configSchema = z.object(
       user_profile_enabled: bool(true),
       memory_char_limit: integerAtLeast(100, 2200),
       user_char_limit: integerAtLeast(100, 1375),
-      /** External memory provider name ("" = built-in files only). */
+      /** External memory provider name ("" = built-in files only; "local" = facts in SQLite). */
       provider: text(""),
+      /** Settings of the built-in "local" provider. */
+      local: section({
+        /** Facts recalled into a turn at most. */
+        max_recall: integerAtLeast(1, 6),
+        /** An OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1); "" = full-text recall only. */
+        embedding_base_url: baseUrlText(),
+        embedding_model: text(""),
+      }),
     }),
     terminal: section({
       backend: oneOf(TERMINAL_BACKENDS).default("local"),
@@ -306,7 +324,15 @@ export const configSchema = z.object(
       cron_mode: oneOf(["deny", "approve"]).default("deny"),
       /** The same for other unattended contexts (API server, subagents). */
       unattended_mode: oneOf(["deny", "approve"]).default("deny"),
+      /** The permission mode a session starts in (plan, ask, auto-edit, yolo); `--mode` overrides it. */
+      default_mode: oneOf(PERMISSION_MODES).default("ask"),
     }),
+    checkpoints: checkpointsSection,
+    permissions: permissionsSection,
+    plugins: pluginsSection,
+    hooks: hooksSection,
+    /** Run shell hooks from config.yaml without `hermes hooks approve` (not recommended). */
+    hooks_auto_accept: bool(false),
     /** Scheduled jobs (see docs/cron.md). */
     cron: section({
       /** Prefix delivered output with the job's name. */

@@ -1,6 +1,6 @@
 /** Sections of config.yaml kept apart from config-schema.ts to keep that file readable. */
 import { z } from "../util/schema/index.js";
-import { accepts } from "./config-fields.js";
+import { accepts, bool, integerAtLeast, section, stringList } from "./config-fields.js";
 
 function isTimeZone(name: string): boolean {
   try {
@@ -48,3 +48,60 @@ export const streamingSection = z
 export function applyTimeZone(timezone: string, env: NodeJS.ProcessEnv = process.env): void {
   if (timezone) env.TZ = timezone;
 }
+
+/** Snapshots of the working tree before the agent changes files (`/rollback`; see docs/checkpoints.md). */
+export const checkpointsSection = section({
+  /** Off by default like the original; the TUI and ACP turn it on unless config.yaml says otherwise. */
+  enabled: z.boolean(accepts("true or false")).optional(),
+  max_snapshots: integerAtLeast(1, 20),
+  max_total_size_mb: integerAtLeast(1, 500),
+  max_file_size_mb: integerAtLeast(1, 10),
+  auto_prune: bool(true),
+  retention_days: integerAtLeast(1, 7),
+  delete_orphans: bool(true),
+  min_interval_hours: integerAtLeast(0, 24),
+});
+
+/** Per-tool and per-path rules: `write_file(src/**)`, `terminal(npm test*)`, or a bare tool name. */
+export const permissionsSection = section({
+  allow: stringList(),
+  deny: stringList(),
+});
+
+/** Plugins from $HERMES_HOME/plugins/<name>/ and npm packages (see docs/plugins.md). */
+export const pluginsSection = section({
+  /** npm packages (resolved from $HERMES_HOME/node_modules) and directory plugins to load. */
+  enabled: stringList(),
+  /** Directory plugins that stay off although they are installed. */
+  disabled: stringList(),
+  /** Each plugin's own settings, read through its `api.config`. */
+  config: z.record(z.string(), z.unknown(), accepts("a mapping of plugin names to settings")).default({}),
+  /** Milliseconds one hook may take before it is skipped for that call. */
+  hook_timeout_ms: integerAtLeast(1, 5000),
+});
+
+const shellHook = z.union(
+  [
+    z.string(),
+    z.object(
+      {
+        command: z.string(accepts("a shell command")),
+        /** Only for tool events: a regular expression the tool's name must match. */
+        matcher: z.string(accepts("a regular expression")).optional(),
+        /** Seconds before the command is killed and skipped. */
+        timeout: z.number(accepts("a number of seconds")).min(0.1).max(600).optional(),
+      },
+      accepts("a command string or {command, matcher, timeout}"),
+    ),
+  ],
+  accepts("a command string or {command, matcher, timeout}"),
+);
+
+/** Shell hooks per event (`pre_tool_call: [{command: ..., matcher: terminal}]`); run only once approved. */
+export const hooksSection = z
+  .record(
+    z.string(),
+    z.union([shellHook, z.array(shellHook)], accepts("a command or a list of commands")),
+    accepts("a mapping of event names to commands"),
+  )
+  .default({});
