@@ -94,6 +94,8 @@ export class Agent {
   /** Fenced memory recalled for the current turn; sent with each request, never stored. */
   private recalled = "";
   private pendingSteer: string[] = [];
+  /** on_session_start has run for this agent. */
+  private sessionAnnounced = false;
   /** The current run's options (per-run callbacks and the ephemeral layer). */
   private runOptions: RunOptions = {};
 
@@ -114,6 +116,7 @@ export class Agent {
       maxTokens: options.maxTokens,
       summarize: options.summarize ?? ((prompt, o) => summarizeWithRoute(this.routes![0]!, this.emitter)(prompt, o)),
       emitter: this.emitter,
+      engine: options.contextEngine,
     });
     if (options.onEvent) this.emitter.on(options.onEvent);
   }
@@ -203,6 +206,8 @@ export class Agent {
       .join("");
     await this.appendUserMessage(userContent(steerPrefix, input));
     this.recalled = (await this.memory?.recall(userMessage)) ?? "";
+    const hookContext = await this.options.hooks?.contextForTurn({ ...this.hookFacts(), userMessage });
+    if (hookContext) this.recalled = this.recalled ? `${this.recalled}\n\n${hookContext}` : hookContext;
 
     const ctx = this.toolContext(opts.taskId ?? randomUUID(), signal);
     const tools = this.options.registry?.definitions(toolNames) ?? [];
@@ -311,6 +316,13 @@ export class Agent {
       await this.recorder.recordUsage(caller.usage, caller.lastRoute.model);
     }
     if (completed) await this.memory?.finishTurn(userMessage, finalResponse);
+    await this.options.hooks?.notify("post_llm_call", {
+      ...this.hookFacts(),
+      userMessage,
+      response: finalResponse,
+      completed,
+      toolCalls: toolCallCount,
+    });
     log(error ? "error" : "info", "agent", "run end", {
       session: this.currentSessionId,
       stop: stopReasonOf({ interrupted, error, completed, budgetSummary }),
@@ -380,6 +392,14 @@ export class Agent {
     this.systemPrompt ??= await this.recorder.storedSystemPrompt();
     this.systemPrompt ??= await this.buildPrompt();
     await this.recorder.start(this.systemPrompt, this.routes[0]!.model);
+    if (!this.sessionAnnounced) {
+      this.sessionAnnounced = true;
+      await this.options.hooks?.notify("on_session_start", {
+        ...this.hookFacts(),
+        model: this.routes[0]!.model,
+        cwd: this.options.cwd ?? process.cwd(),
+      });
+    }
     if (opts.conversationHistory) await this.recorder.syncHistory(this.history);
     return { routes: this.routes, toolNames: this.toolNames };
   }
@@ -436,7 +456,7 @@ export class Agent {
 
   private async compressIfNeeded(trigger: "preflight" | "tools", signal: AbortSignal): Promise<void> {
     const result = await this.compression.maybeCompress(this.promptState(), trigger, signal);
-    if (result?.compressed) await this.adoptCompressed(result.messages);
+    if (result?.compressed) await this.adoptCompressed(result);
   }
 
   private async compressWith(
@@ -444,7 +464,7 @@ export class Agent {
     options: { signal?: AbortSignal; focusTopic?: string },
   ): Promise<CompressionResult> {
     const result = await this.compression.run(this.promptState(), trigger, options);
-    if (result.compressed) await this.adoptCompressed(result.messages);
+    if (result.compressed) await this.adoptCompressed(result);
     return result;
   }
 
@@ -452,8 +472,10 @@ export class Agent {
    * Continue under a child session: the compressed messages become the history, the system
    * prompt is rebuilt (the only time it changes), and the store links the child to its parent.
    */
-  private async adoptCompressed(messages: Message[]): Promise<void> {
+  private async adoptCompressed(result: CompressionResult): Promise<void> {
+    const { messages } = result;
     const parentId = this.currentSessionId;
+    const messagesBefore = this.history.length;
     this.history = messages[0]?.role === "system" ? messages.slice(1) : messages;
     this.currentSessionId = sessionIdNew();
     if (this.turnContext) this.turnContext.sessionId = this.currentSessionId;
@@ -464,6 +486,27 @@ export class Agent {
       kind: "compression",
       message: `continuing in session ${this.currentSessionId} (parent ${parentId})`,
     });
+    await this.options.hooks?.notify("on_compress", {
+      sessionId: parentId,
+      platform: this.options.platform ?? "cli",
+      newSessionId: this.currentSessionId,
+      ...(result.summary ? { summary: result.summary } : {}),
+      messagesBefore,
+      messagesAfter: this.history.length,
+      tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter,
+    });
+  }
+
+  /** The session is over (the surface closes it, evicts it or starts afresh): hooks and memory hear of it. */
+  async endSession(reason: string): Promise<void> {
+    if (!this.sessionAnnounced) return;
+    this.sessionAnnounced = false;
+    await this.options.hooks?.notify("on_session_end", { ...this.hookFacts(), messages: this.history.length, reason });
+  }
+
+  private hookFacts(): { sessionId: string; platform: string } {
+    return { sessionId: this.currentSessionId, platform: this.options.platform ?? "cli" };
   }
 
   /** A turn interrupted before any reply leaves a user message last; the next one joins it. */
@@ -491,6 +534,7 @@ export class Agent {
       ctx,
       emitter: this.emitter,
       guardrails: this.guardrails,
+      hooks: this.options.hooks,
       takeSteerNotes: () => this.pendingSteer.splice(0),
     });
     for (const result of batch.results) await this.append(result);

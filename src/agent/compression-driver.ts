@@ -8,6 +8,7 @@
 import type { Message } from "../llm/types.js";
 import { estimateTextTokens, estimateTokens } from "../util/tokens.js";
 import { type CompressionResult, ContextCompressor, type SummarizeFn } from "./compressor.js";
+import type { ContextEngine, ContextEngineFactory } from "./context-engine.js";
 import {
   type ContextLength,
   type ContextLengthInput,
@@ -59,10 +60,12 @@ export interface CompressionDriverOptions {
   maxTokens?: number | undefined;
   summarize: SummarizeFn;
   emitter: AgentEmitter;
+  /** Another context engine than the built-in compressor (`context.engine`). */
+  engine?: ContextEngineFactory | undefined;
 }
 
 export class CompressionDriver {
-  readonly compressor: ContextCompressor;
+  readonly compressor: ContextEngine;
   /** `compression.enabled`: off means no automatic compression (manual `compress` still works). */
   readonly enabled: boolean;
   private window: ContextLength | undefined;
@@ -71,16 +74,23 @@ export class CompressionDriver {
   constructor(private readonly options: CompressionDriverOptions) {
     const settings = options.settings ?? {};
     this.enabled = settings.enabled ?? true;
-    this.compressor = new ContextCompressor({
-      contextLength: DEFAULT_CONTEXT_LENGTH,
-      ...(settings.threshold !== undefined ? { thresholdPercent: settings.threshold } : {}),
-      ...(settings.targetRatio !== undefined ? { summaryTargetRatio: settings.targetRatio } : {}),
-      ...(settings.protectFirstN !== undefined ? { protectFirstN: settings.protectFirstN } : {}),
-      ...(settings.protectLastN !== undefined ? { protectLastN: settings.protectLastN } : {}),
-      ...(settings.summaryRetryDelayMs !== undefined ? { retryDelayMs: settings.summaryRetryDelayMs } : {}),
-      maxTokens: options.maxTokens ?? null,
-      summarize: options.summarize,
-    });
+    this.compressor = options.engine
+      ? options.engine({
+          contextLength: DEFAULT_CONTEXT_LENGTH,
+          maxTokens: options.maxTokens ?? null,
+          settings,
+          summarize: options.summarize,
+        })
+      : new ContextCompressor({
+          contextLength: DEFAULT_CONTEXT_LENGTH,
+          ...(settings.threshold !== undefined ? { thresholdPercent: settings.threshold } : {}),
+          ...(settings.targetRatio !== undefined ? { summaryTargetRatio: settings.targetRatio } : {}),
+          ...(settings.protectFirstN !== undefined ? { protectFirstN: settings.protectFirstN } : {}),
+          ...(settings.protectLastN !== undefined ? { protectLastN: settings.protectLastN } : {}),
+          ...(settings.summaryRetryDelayMs !== undefined ? { retryDelayMs: settings.summaryRetryDelayMs } : {}),
+          maxTokens: options.maxTokens ?? null,
+          summarize: options.summarize,
+        });
     const known = knownContextLength(options.window);
     if (known) this.setWindow(known);
   }

@@ -1,4 +1,6 @@
 /** Agent construction options, and how they turn into model routes and the enabled tool list. */
+import type { ContextEngineFactory } from "./context-engine.js";
+import type { HookRunner } from "./hooks.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
 import { createTransport } from "../llm/providers.js";
 import type { ApiMode, Transport } from "../llm/types.js";
@@ -70,6 +72,10 @@ export interface AgentOptions {
    * `home` is set; `false` turns memory off.
    */
   memory?: MemoryManager | false;
+  /** Plugin and shell hooks around the session, model calls and tool calls (shared per process). */
+  hooks?: HookRunner;
+  /** Keeps the context in bounds instead of the built-in compressor (`context.engine`). */
+  contextEngine?: ContextEngineFactory;
   /** The model's context window in tokens (`model.context_length`); looked up when unset. */
   contextLength?: number;
   /** `compression.*` settings. */

@@ -7,6 +7,7 @@ import type { Message, ToolCall } from "../llm/types.js";
 import type { ToolContext, ToolRegistry } from "../tools/registry.js";
 import type { AgentEmitter } from "./events.js";
 import type { ToolGuardrails } from "./guardrails.js";
+import type { HookRunner } from "./hooks.js";
 import { runToolCalls } from "./tool-executor.js";
 import { prepareToolCalls } from "./tool-validation.js";
 
@@ -16,6 +17,7 @@ export interface ToolBatchOptions {
   ctx: ToolContext;
   emitter: AgentEmitter;
   guardrails: ToolGuardrails | undefined;
+  hooks?: HookRunner | undefined;
   /** Notes from the user that arrived while the tools ran. */
   takeSteerNotes: () => string[];
 }
@@ -32,6 +34,7 @@ export async function runToolBatch(
     ctx: options.ctx,
     emitter: options.emitter,
     ...(options.guardrails ? { guardrails: options.guardrails } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   });
   const steer = options.takeSteerNotes();
   const results = calls.map((call, i): Message => {

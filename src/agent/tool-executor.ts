@@ -28,6 +28,7 @@ function redactResult(result: string): string {
 import { log } from "../util/log.js";
 import { type AgentEmitter, previewArgs } from "./events.js";
 import { classifyToolFailure, type ToolGuardrails } from "./guardrails.js";
+import type { HookRunner } from "./hooks.js";
 import type { PreparedCall } from "./tool-validation.js";
 
 /** Tools that need the user and so force a sequential batch. */
@@ -43,6 +44,7 @@ export interface ToolRunOptions {
   ctx: ToolContext;
   emitter: AgentEmitter;
   guardrails?: ToolGuardrails;
+  hooks?: HookRunner;
   maxConcurrency?: number;
   redact?: boolean;
 }
@@ -77,8 +79,51 @@ export function canRunConcurrently(batch: PreparedCall[], cwd: string): boolean 
   return true;
 }
 
+/**
+ * `pre_tool_call` hooks: a block becomes the result the model reads; rewritten arguments are
+ * checked against the tool's schema like the model's own.
+ */
+async function argsAfterHooks(
+  prepared: PreparedCall,
+  hooks: HookRunner,
+  ctx: ToolContext,
+): Promise<{ args: Record<string, unknown> } | { refusal: string }> {
+  const { call, spec } = prepared;
+  const args = prepared.args!;
+  const verdict = await hooks.beforeTool({
+    sessionId: ctx.sessionId ?? "",
+    toolName: call.function.name,
+    args,
+    callId: call.id,
+  });
+  if ("block" in verdict) return { refusal: `Blocked by a hook (${verdict.owner}): ${verdict.block}` };
+  if (verdict.args === args) return { args };
+  const checked = spec!.parameters.safeParse(verdict.args);
+  if (!checked.success) {
+    return {
+      refusal: `Error: a pre_tool_call hook rewrote the arguments of ${call.function.name} into an invalid shape.`,
+    };
+  }
+  return { args: checked.data as Record<string, unknown> };
+}
+
+async function resultAfterHooks(
+  hooks: HookRunner,
+  facts: { sessionId: string; toolName: string; args: Record<string, unknown>; callId: string },
+  result: string,
+  outcome: { durationMs: number; failed: boolean },
+  maxChars: number,
+): Promise<string> {
+  const transformed = hooks.has("transform_tool_result")
+    ? capResult(await hooks.transformResult({ ...facts, result }), maxChars)
+    : result;
+  await hooks.notify("post_tool_call", { ...facts, result: transformed, ...outcome });
+  return transformed;
+}
+
 async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<{ result: string; halt: boolean }> {
-  const { call, spec, args } = prepared;
+  const { call, spec } = prepared;
+  let { args } = prepared;
   const { emitter, guardrails, ctx } = options;
   const name = call.function.name;
   if (prepared.rejection || !spec || !args) {
@@ -87,6 +132,12 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   const decision = guardrails?.beforeCall(name, args);
   if (decision && (decision.action === "block" || decision.action === "halt")) {
     return { result: decision.message, halt: decision.action === "halt" };
+  }
+  const hooks = options.hooks;
+  if (hooks?.has("pre_tool_call")) {
+    const hooked = await argsAfterHooks(prepared, hooks, ctx);
+    if ("refusal" in hooked) return { result: hooked.refusal, halt: false };
+    args = hooked.args;
   }
   // Progress displays, logs and event streams see the arguments with secrets masked.
   const shownArgs = redactObject(args);
@@ -108,6 +159,11 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   if (options.redact !== false) result = redactResult(result);
   result = capResult(result, spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
   const failure = classifyToolFailure(name, result);
+  if (hooks) {
+    const facts = { sessionId: ctx.sessionId ?? "", toolName: name, args, callId: call.id };
+    const outcome = { durationMs: Math.round(performance.now() - started), failed: failure.failed };
+    result = await resultAfterHooks(hooks, facts, result, outcome, spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+  }
   if (spec.untrustedOutput) result = fenceUntrusted(name, result);
   let halt = false;
   if (guardrails) {

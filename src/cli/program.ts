@@ -12,11 +12,13 @@ import { registerCronCommands } from "./commands/cron.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerGatewayCommands } from "./commands/gateway.js";
 import { registerHelpCommand } from "./commands/help.js";
+import { registerHooksCommands } from "./commands/hooks.js";
 import { registerImportCommands } from "./commands/import.js";
 import { registerLogsCommand } from "./commands/logs.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelCommand } from "./commands/model.js";
 import { registerPairingCommands } from "./commands/pairing.js";
+import { registerPluginsCommands } from "./commands/plugins.js";
 import { registerProfileCommands } from "./commands/profile.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
 import { registerSetupCommand } from "./commands/setup.js";
@@ -134,6 +136,8 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerBackupCommands(program);
   registerAcpCommand(program);
+  registerPluginsCommands(program);
+  registerHooksCommands(program);
   registerHelpCommand(program);
 
   program
@@ -163,7 +167,12 @@ export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     const unknown = await unknownCommand(program, argv);
-    if (unknown) throw unknown;
+    if (unknown) {
+      const { runPluginCliCommand } = await import("./plugin-cli.js");
+      const code = await runPluginCliCommand(argv);
+      if (code !== undefined) return code;
+      throw unknown;
+    }
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
   } catch (error) {

@@ -40,6 +40,10 @@ export class AgentCache {
     return [...this.entries.keys()];
   }
 
+  agents(): Agent[] {
+    return [...this.entries.values()].map((entry) => entry.agent);
+  }
+
   /** The agent for `key`, marked as just used. */
   get(key: string): Agent | undefined {
     const entry = this.entries.get(key);

@@ -68,10 +68,13 @@ function lazySummarizer(auxiliary: () => Promise<AuxiliaryClient>): SummarizeFn 
   return async (prompt, opts) => summarizeWithAuxiliary(await auxiliary())(prompt, opts);
 }
 
-/** Settings that name something this build does not have, with what happens instead. */
-export function unavailableFeatures(config: HermesConfig): string[] {
+/**
+ * Settings that name something this build does not have, with what happens instead.
+ * `contextEngines`: the engines plugins registered.
+ */
+export function unavailableFeatures(config: HermesConfig, contextEngines: readonly string[] = []): string[] {
   const notes: string[] = [];
-  if (config.context.engine !== "compressor") {
+  if (config.context.engine !== "compressor" && !contextEngines.includes(config.context.engine)) {
     notes.push(
       `context.engine "${config.context.engine}" is not available; the built-in compressor manages the context`,
     );

@@ -31,6 +31,8 @@ import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
 import type { DetectOptions } from "./local-servers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
+import { extensionsWanted } from "./plugins/candidates.js";
+import type { Extensions } from "./plugins/setup.js";
 import { checkToolsets, requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { assembleTools, awaitMcp } from "./tools.js";
@@ -152,6 +154,8 @@ export interface HermesRuntime {
   cachedKeys(): string[];
   /** The auxiliary-model client for side tasks (titles, summaries), built on first use. */
   auxiliary(): Promise<AuxiliaryClient>;
+  /** Plugins and hooks of this process, when any are installed or configured. */
+  readonly extensions: Extensions | undefined;
   /** Restart the MCP servers from the current config.yaml; returns status lines. */
   reloadMcp(): Promise<string[]>;
   close(): Promise<void>;
@@ -184,7 +188,14 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const { config, warnings } = await loadConfigAsync({ home });
   applyTimeZone(config.timezone);
   startLogging(home, config, options.logMirror);
-  for (const warning of [...warnings, ...unavailableFeatures(config)]) notice(warning);
+  for (const warning of warnings) notice(warning);
+  // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
+  const cwd = resolvePath(process.cwd(), config.terminal.cwd);
+  const extensions = extensionsWanted(home, config)
+    ? await (await import("./plugins/setup.js")).setUpExtensions({ home, config, cwd, notice })
+    : undefined;
+  const contextEngines = extensions?.plugins.contextEngines;
+  for (const note of unavailableFeatures(config, [...(contextEngines?.keys() ?? [])])) notice(note);
 
   const choice = await chooseModel(config, overrides, {
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
@@ -219,8 +230,6 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     checkToolsets(names, `platform_toolsets.${platform} in config.yaml`, mcpServers);
   }
   const sandbox = applySandbox(config, { home, interactive: options.interactive ?? false }, notice);
-  // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
-  const cwd = resolvePath(process.cwd(), config.terminal.cwd);
   const registry = new ToolRegistry();
   // Filled in below; the auxiliary client reads it only when a task first needs it.
   let base: AgentOptions | undefined;
@@ -233,6 +242,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     notice,
     ...(config.approvals.mode === "smart" ? { smartJudge: smartJudgeWithAuxiliary(auxiliary) } : {}),
   });
+  if (extensions) (await import("./plugins/setup.js")).registerPluginTools(registry, extensions, notice);
   // The window probe mostly waits on the server and opening the store on loading SQLite, so
   // the two run side by side.
   const [contextCheck, storeOpening] = await Promise.allSettled([
@@ -259,7 +269,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const offer = importOffer(home);
   if (offer) notice(offer);
   const configured = config.platform_toolsets[options.platform ?? "cli"] ?? config.toolsets;
-  const defaultToolsets = () => overrides.toolsets ?? [...(options.toolsets ?? configured), ...tools.mcpToolsets];
+  const pluginToolsets = extensions?.plugins.toolsets ?? [];
+  const defaultToolsets = () =>
+    overrides.toolsets ?? [...(options.toolsets ?? configured), ...tools.mcpToolsets, ...pluginToolsets];
   const baseOptions: AgentOptions = baseAgentOptions({
     home,
     cwd,
@@ -276,6 +288,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     interactive: options.interactive ?? false,
     ...(credentialPool ? { credentialPool } : {}),
   });
+  if (extensions) baseOptions.hooks = extensions.hooks;
+  const engine = contextEngines?.get(config.context.engine);
+  if (engine) baseOptions.contextEngine = engine.item;
   base = baseOptions;
   // Subagents draw on each run's budget through the tool context; this one is only a fallback.
   registerDelegateTool(
@@ -333,6 +348,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     approvals: tools.approvals,
     registry,
     sandbox,
+    extensions,
     createAgent,
     agentFor(key, request) {
       const cached = cache.get(key);
@@ -341,7 +357,11 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       cache.set(key, agent);
       return agent;
     },
-    evict: (key) => cache.delete(key),
+    evict: (key) => {
+      const agent = cache.get(key);
+      if (agent) void agent.endSession("ended");
+      return cache.delete(key);
+    },
     defaultToolsets: () => [...defaultToolsets()],
     cachedKeys: () => cache.keys(),
     auxiliary,
@@ -369,6 +389,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     },
     close: async () => {
       log("info", "runtime", "close", { platform: options.platform ?? "cli" });
+      await Promise.all(cache.agents().map((agent) => agent.endSession("shutdown")));
       cache.close();
       // Background processes the model started do not outlive the process that runs the agent,
       // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).

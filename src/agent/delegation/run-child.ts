@@ -146,6 +146,17 @@ function buildChild(task: DelegateTask, env: ChildEnvironment): Agent {
 
 /** Runs one subagent. Never throws: every failure becomes a report. */
 export async function runChild(task: DelegateTask, env: ChildEnvironment): Promise<ChildReport> {
+  const result = await runChildOnce(task, env);
+  await env.childOptions({}).hooks?.notify("subagent_stop", {
+    parentSessionId: env.ctx.sessionId ?? "",
+    goal: task.goal,
+    result: result.summary,
+    status: result.status,
+  });
+  return result;
+}
+
+async function runChildOnce(task: DelegateTask, env: ChildEnvironment): Promise<ChildReport> {
   const { signal } = env.ctx;
   if (signal.aborted) return report(task, "interrupted", "Not started: the delegating agent was interrupted.");
   let child: Agent;
