@@ -20,6 +20,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     if (error.code === "EPIPE") process.exit(0);
     throw error;
   });
+  // The bundle's own import() becomes require(); plugins (ES modules) load through this one.
+  (globalThis as { __hermesImport?: (specifier: string) => Promise<unknown> }).__hermesImport = (specifier) =>
+    import(specifier);
   const { runCli } =
     typeof __HERMES_BUNDLE_ID__ === "string"
       ? (await import("./bundle-loader.js")).loadBundledCli(

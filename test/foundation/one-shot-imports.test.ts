@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
 import { filesLoadedBy } from "../helpers/bundle-trace.js";
+import { installDocsExample } from "../runtime/plugin-fixtures.js";
 
 /**
  * Packages a one-shot run with one terminal call has no use for: each costs start-up time. The
@@ -38,13 +39,14 @@ toolsets:
   - hermes-cli
 `;
 
-async function oneShotRun(config: string | undefined): Promise<string[]> {
+async function oneShotRun(config: string | undefined, prepare?: (home: string) => void): Promise<string[]> {
   const fake = await startFakeProvider({
     script: [{ toolCalls: [{ name: "terminal", arguments: { command: "echo traced" } }] }, { text: "done" }],
   });
   const home = mkdtempSync(join(tmpdir(), "hermes-oneshot-trace-"));
   try {
     if (config !== undefined) writeFileSync(join(home, "config.yaml"), config);
+    prepare?.(home);
     const args = ["chat", "-q", "run it", "--provider", "custom", "--base-url", `${fake.url}/v1`, "--model", "m"];
     const files = await filesLoadedBy([...args, "--yolo", "-Q"], { home });
     assert.equal(
@@ -85,4 +87,12 @@ for (const [label, config] of [
 test("a config.yaml beyond the simple subset still loads, through the YAML parser", async () => {
   const loaded = await oneShotRun(`model:\n  default: &m m\nagent: {max_turns: 30}\n`);
   assert.ok(loaded.some((url) => /\/node_modules\/yaml\//.test(url)));
+});
+
+test("an installed plugin's module is imported by a one-shot run (the runs above, without plugins, load no extra module)", async () => {
+  const withPlugin = await oneShotRun(SIMPLE_CONFIG, installDocsExample);
+  assert.ok(
+    withPlugin.some((url) => url.endsWith("/plugins/word-tools/index.js")),
+    "the plugin's entry was imported",
+  );
 });

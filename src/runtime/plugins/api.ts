@@ -51,8 +51,8 @@ export interface PluginCommand {
   description: string;
   /** Shown in help as `/name ARGS`. */
   args?: string;
-  /** Returns the text shown to the user (or nothing). */
-  run(args: string, ctx: PluginCommandContext): string | undefined | void | Promise<string | undefined | void>;
+  /** Returns (or resolves to) the text shown to the user; anything but a string shows nothing. */
+  run(args: string, ctx: PluginCommandContext): unknown;
 }
 
 export interface PluginCliIo {
@@ -64,8 +64,8 @@ export interface PluginCliIo {
 export interface PluginCliCommand {
   name: string;
   description: string;
-  /** Returns the exit code (0 when nothing is returned). */
-  run(argv: string[], io: PluginCliIo): number | undefined | void | Promise<number | undefined | void>;
+  /** Returns (or resolves to) the exit code; anything but a number means 0. */
+  run(argv: string[], io: PluginCliIo): unknown;
 }
 
 export interface MemoryProviderInput {

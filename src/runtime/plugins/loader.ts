@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import type { HermesConfig } from "../../state/config-schema.js";
 import { type ToolRegistry, ToolRegistryError } from "../../tools/registry.js";
 import { registerToolset } from "../../tools/toolsets.js";
+import { importModule } from "../../util/import-module.js";
 import {
   collectingApi,
   emptyRegistrations,
@@ -195,7 +196,7 @@ async function loadOne(candidate: PluginCandidate, input: LoadPluginsInput, set:
   }
   const registrations = emptyRegistrations();
   try {
-    const module = (await import(pathToFileURL(manifest.entry).href)) as Record<string, unknown>;
+    const module = await importModule(pathToFileURL(manifest.entry).href);
     const register = registerFunction(module);
     if (!register) throw new Error(`${manifest.entry} exports no register(api) function`);
     const settings = input.config.plugins.config[manifest.name] ?? input.config.plugins.config[candidate.name] ?? {};
@@ -210,7 +211,8 @@ async function loadOne(candidate: PluginCandidate, input: LoadPluginsInput, set:
     );
     await runRegister(register, api);
   } catch (error) {
-    return { ...report, status: "failed", error: firstLine(error) };
+    const where = error instanceof SyntaxError ? await syntaxErrorLocation(manifest.entry) : undefined;
+    return { ...report, status: "failed", error: `${firstLine(error)}${where ? ` (${where})` : ""}` };
   }
   const owner = manifest.name;
   const toolsets = new Map<string, string[]>();
@@ -234,13 +236,36 @@ async function loadOne(candidate: PluginCandidate, input: LoadPluginsInput, set:
   return { ...report, registered: describe(registrations) };
 }
 
+/** One line naming the problem. */
 function firstLine(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  // A syntax error's message names no file; its stack's first line does.
-  const where = error instanceof SyntaxError ? /^(file:\/\/\S+|\/\S+)/m.exec(error.stack ?? "")?.[1] : undefined;
-  return where
-    ? `${error.name}: ${error.message} (${where})`
-    : `${error.name === "Error" ? "" : `${error.name}: `}${error.message}`;
+  const name = error.name === "Error" ? "" : `${error.name}: `;
+  return `${name}${error.message}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
+}
+
+/**
+ * Where a syntax error is: import() does not say, so Node checks the source itself (only after
+ * a failure) as an ES module from stdin, and its first line of output is `[stdin]:LINE`.
+ */
+async function syntaxErrorLocation(entry: string): Promise<string | undefined> {
+  const { spawn } = await import("node:child_process");
+  const { readFileSync } = await import("node:fs");
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--input-type=module", "--check"], { stdio: ["pipe", "ignore", "pipe"] });
+    let stderr = "";
+    const timer = setTimeout(() => child.kill(), 10_000);
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", () => resolve(undefined));
+    child.on("close", () => {
+      clearTimeout(timer);
+      const line = /^\[stdin\]:(\d+)/m.exec(stderr)?.[1];
+      resolve(line ? `${entry}:${line}` : undefined);
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(readFileSync(entry));
+  });
 }
 
 /** Loads every candidate in order; never throws for a plugin's own failure. */
