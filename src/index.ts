@@ -20,6 +20,15 @@ export {
   type ToolGuardrailsConfig,
 } from "./agent/guardrails.js";
 export { historyProblems, repairHistory } from "./agent/history.js";
+export type { ContextEngine, ContextEngineFactory, ContextEngineInput } from "./agent/context-engine.js";
+export {
+  HOOK_EVENTS,
+  type HookEvent,
+  type HookHandler,
+  type HookPayloads,
+  type HookReturns,
+  HookRunner,
+} from "./agent/hooks.js";
 export { MemoryManager, type MemoryProvider } from "./agent/memory-manager.js";
 export { ModelCallError } from "./agent/model-call.js";
 export type { AgentOptions, RouteSpec } from "./agent/options.js";
@@ -118,3 +127,20 @@ export { redactSecrets } from "./util/redact.js";
 export { SchemaError, z } from "./util/schema/index.js";
 export { scanForThreats } from "./util/threats.js";
 export { packageVersion } from "./util/version.js";
+
+// Plugins
+export type {
+  HermesPlugin,
+  MemoryProviderFactory,
+  MemoryProviderInput,
+  PluginApi,
+  PluginCliCommand,
+  PluginCliIo,
+  PluginCommand,
+  PluginCommandContext,
+  PluginPlatform,
+  PluginPlatformContext,
+  PluginTool,
+  PluginToolset,
+} from "./runtime/plugins/api.js";
+export { loadPlugins, type PluginReport, type PluginSet } from "./runtime/plugins/loader.js";

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 
 /** Every name ../shared/acceptance/README.md says the package root exports, plus the core API. */
@@ -45,4 +47,43 @@ test("importing the library does not load SQLite or any provider SDK", () => {
     console.log(JSON.stringify(loaded.filter((p) => /better-sqlite3|@aws-sdk|openai|@anthropic-ai/.test(p))));`;
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   assert.deepEqual(JSON.parse(out), []);
+});
+
+test("a plugin written in TypeScript typechecks against the package's exported plugin types", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-plugin-types-"));
+  try {
+    writeFileSync(
+      join(dir, "plugin.ts"),
+      `import type { HookPayloads, PluginApi } from "hermes-agent";
+export function register(api: PluginApi): void {
+  api.registerTool({
+    name: "typed_tool",
+    description: "A typed tool",
+    parameters: api.z.object({ n: api.z.number() }),
+    handler: async ({ n }) => String(n * 2),
+  });
+  api.on("pre_tool_call", (payload: HookPayloads["pre_tool_call"]) =>
+    payload.toolName === "terminal" ? { block: "no" } : undefined,
+  );
+  api.registerCommand({ name: "typed", description: "d", run: (args) => args.toUpperCase() });
+}
+// @ts-expect-error: an unknown event is a type error
+export const wrong = (api: PluginApi) => api.on("not_an_event", () => undefined);
+`,
+    );
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", noEmit: true, skipLibCheck: true, types: [] },
+        files: ["plugin.ts"],
+      }),
+    );
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(process.cwd(), join(dir, "node_modules", "hermes-agent"));
+    execFileSync(process.execPath, [join(process.cwd(), "node_modules", "typescript", "bin", "tsc"), "-p", dir], {
+      encoding: "utf8",
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
