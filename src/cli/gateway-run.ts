@@ -3,7 +3,7 @@
  * messaging platforms on it, keep $HERMES_HOME/gateway/state.json current, and on SIGTERM or
  * SIGINT drain (agent.restart_drain_timeout), send what the ledger holds, and stop.
  */
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { loadConfigAsync } from "../state/config-load.js";
 import { hermesHome } from "../state/paths.js";
 import { log } from "../util/log.js";
@@ -42,9 +42,22 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     log("info", "gateway", line);
     say(line);
   };
+  const { extensionsWanted } = await import("../runtime/plugins/candidates.js");
+  const extensions = extensionsWanted(home, config)
+    ? await (await import("../runtime/plugins/setup.js")).setUpExtensions({
+        home,
+        config,
+        cwd: resolvePath(process.cwd(), config.terminal.cwd),
+        notice: gatewayLog,
+      })
+    : undefined;
   let platforms: Awaited<ReturnType<typeof enabledPlatforms>>;
   try {
-    platforms = await enabledPlatforms(config, { home, log: gatewayLog });
+    platforms = await enabledPlatforms(config, {
+      home,
+      log: gatewayLog,
+      ...(extensions ? { plugins: extensions.plugins.platforms } : {}),
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -72,6 +85,7 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     toolsets: ["hermes-api-server"],
     skipDotEnv: true,
     callbacks: { onNotice: (message) => gatewayLog(message) },
+    ...(extensions ? { extensions } : {}),
   });
   const stops: Array<() => Promise<void>> = [async () => runtime.close()];
   const stopAll = async () => {

@@ -56,7 +56,7 @@ async function startFresh(ctx: CommandContext): Promise<void> {
 }
 
 const COMMANDS: Record<string, GatewayCommand> = {
-  help: { summary: "list these commands", whileBusy: true, run: async () => helpText() },
+  help: { summary: "list these commands", whileBusy: true, run: async (ctx) => helpText(ctx) },
   new: {
     summary: "start a new conversation (the old one stays saved)",
     whileBusy: true,
@@ -291,11 +291,32 @@ function oneLine(text: string, max = 60): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function helpText(): string {
+function helpText(ctx: CommandContext): string {
   const lines = Object.entries(COMMANDS).map(
     ([name, command]) => `/${name} — ${command.summary}${command.adminOnly ? " (admin)" : ""}`,
   );
+  for (const { item } of pluginCommands(ctx)) lines.push(`/${item.name} — ${item.description}`);
   return ["Commands:", ...lines].join("\n");
+}
+
+function pluginCommands(ctx: CommandContext) {
+  return ctx.runner.runtime.extensions?.plugins.commands.filter(({ item }) => !(item.name in COMMANDS)) ?? [];
+}
+
+/** A plugin's slash command: its answer, or what went wrong (never an exception into the chat loop). */
+async function runPluginCommand(ctx: CommandContext, parsed: ParsedCommand): Promise<string | undefined> {
+  const found = pluginCommands(ctx).find(({ item }) => item.name === parsed.name);
+  if (!found) return undefined;
+  try {
+    const answer = await found.item.run(parsed.args, {
+      platform: ctx.message.platform,
+      home: ctx.runner.runtime.home,
+      ...((await currentSessionId(ctx)) ? { sessionId: await currentSessionId(ctx) } : {}),
+    });
+    return typeof answer === "string" && answer ? answer : `/${parsed.name} done.`;
+  } catch (error) {
+    return `/${parsed.name} (plugin ${found.owner}) failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 /** Whether anyone has been made the admin (until then, every allowed user counts as one). */
@@ -327,7 +348,10 @@ export async function handleCommand(ctx: CommandContext, parsed: ParsedCommand):
   const { runner, message, sessionKey } = ctx;
   const command = COMMANDS[parsed.name];
   let reply: string | undefined;
-  if (!command) reply = `Unknown command /${parsed.name}. Send /help for the list.`;
+  if (!command) {
+    reply =
+      (await runPluginCommand(ctx, parsed)) ?? `Unknown command /${parsed.name}. Send /help for the list.`;
+  }
   else if (command.adminOnly && !ctx.admin && (await adminExists(ctx)))
     reply = `/${parsed.name} is for the admin only.`;
   else if (!command.whileBusy && runner.busy(sessionKey)) {

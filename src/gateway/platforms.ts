@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { PluginPlatform } from "../runtime/plugins/api.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { PLATFORM_CATALOG, platformEnabled } from "./platform-catalog.js";
 import { platformConfig } from "./settings.js";
@@ -41,16 +42,40 @@ function subscribedRoutes(home: string): Record<string, unknown> {
   throw new Error(`${path} is not a JSON object of routes; fix or remove it`);
 }
 
+/** A plugin's platform is on like a built-in one: `<NAME>_ENABLED`, `platforms.<name>.enabled`, or its variables. */
+function pluginPlatformEnabled(config: HermesConfig, env: Env, platform: PluginPlatform): boolean {
+  const flag = env[`${platform.name.toUpperCase()}_ENABLED`];
+  if (flag !== undefined && flag.trim() !== "") return truthy(flag);
+  if (platformConfig(config, platform.name)?.enabled) return true;
+  const variables = platform.enablingEnv ?? [];
+  return variables.length > 0 && variables.every((variable) => Boolean(env[variable]?.trim()));
+}
+
+function isAdapter(value: unknown): value is PlatformAdapter {
+  const adapter = value as Partial<PlatformAdapter> | undefined;
+  return (
+    typeof adapter?.connect === "function" &&
+    typeof adapter.disconnect === "function" &&
+    typeof adapter.send === "function"
+  );
+}
+
 export async function enabledPlatforms(
   config: HermesConfig,
-  options: { home: string; env?: Env; log: (line: string) => void },
+  options: {
+    home: string;
+    env?: Env;
+    log: (line: string) => void;
+    plugins?: ReadonlyArray<{ owner: string; item: PluginPlatform }>;
+  },
 ): Promise<EnabledPlatforms> {
   const env = options.env ?? process.env;
   const adapters: PlatformAdapter[] = [];
   const notices: string[] = [];
+  const plugins = options.plugins ?? [];
   const named = new Set([...Object.keys(config.platforms), ...Object.keys(config.gateway.platforms)]);
   for (const platform of named) {
-    if (AVAILABLE_PLATFORMS.includes(platform)) continue;
+    if (AVAILABLE_PLATFORMS.includes(platform) || plugins.some(({ item }) => item.name === platform)) continue;
     if (platformConfig(config, platform)?.enabled) {
       notices.push(`platforms.${platform} is enabled, but this build has no ${platform} adapter yet; skipping it`);
     }
@@ -59,6 +84,16 @@ export async function enabledPlatforms(
     if (!platformEnabled(config, env, entry.name)) continue;
     const module = await entry.load();
     adapters.push(await module.createAdapter({ config, env, home: options.home, log: options.log }));
+  }
+  for (const { owner, item } of plugins) {
+    if (AVAILABLE_PLATFORMS.includes(item.name) || !pluginPlatformEnabled(config, env, item)) continue;
+    const adapter = await item.createAdapter({ config, env, home: options.home, log: options.log });
+    if (!isAdapter(adapter)) {
+      throw new Error(
+        `the ${item.name} platform of plugin ${owner} did not return an adapter (connect, disconnect, send)`,
+      );
+    }
+    adapters.push(adapter);
   }
   if (enabled(config, env, "webhook")) {
     const { WebhookAdapter, WEBHOOK_DEFAULT_PORT } = await import("./adapters/webhook.js");

@@ -79,6 +79,8 @@ export interface OpenRuntimeOptions {
   toolsets?: string[];
   /** Skip loading `.env` into the environment (already loaded by the caller). */
   skipDotEnv?: boolean;
+  /** Plugins and hooks the caller already set up (the gateway needs plugin platforms first). */
+  extensions?: Extensions;
   /** Also hand every log line to this (the CLI's -v mirrors the log to stderr). */
   logMirror?: (line: string) => void;
 }
@@ -191,9 +193,11 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   for (const warning of warnings) notice(warning);
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);
-  const extensions = extensionsWanted(home, config)
-    ? await (await import("./plugins/setup.js")).setUpExtensions({ home, config, cwd, notice })
-    : undefined;
+  const extensions =
+    options.extensions ??
+    (extensionsWanted(home, config)
+      ? await (await import("./plugins/setup.js")).setUpExtensions({ home, config, cwd, notice })
+      : undefined);
   const contextEngines = extensions?.plugins.contextEngines;
   for (const note of unavailableFeatures(config, [...(contextEngines?.keys() ?? [])])) notice(note);
 
