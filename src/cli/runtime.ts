@@ -2,9 +2,11 @@
  * The terminal's view of the runtime: one agent for the terminal session, built from
  * HERMES_HOME and the command-line flags, with notices written to stderr.
  */
+
 import type { Agent } from "../agent/agent.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import type { DetectOptions } from "../runtime/local-servers.js";
+import type { Extensions } from "../runtime/plugins/setup.js";
 import { openRuntime } from "../runtime/runtime.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import type { SessionStore } from "../state/session-store.js";
@@ -29,6 +31,9 @@ export interface Runtime {
   baseUrl?: string;
   /** The auxiliary-model client for side tasks (titles, summaries), built on first use. */
   auxiliary(): Promise<AuxiliaryClient>;
+  /** Plugins and hooks, when any are installed or configured. */
+  extensions?: Extensions;
+  home: string;
   close(): Promise<void>;
 }
 
@@ -123,6 +128,11 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     ...(runtime.baseUrl ? { baseUrl: runtime.baseUrl } : {}),
     auxiliary: () => runtime.auxiliary(),
     reloadMcp: () => runtime.reloadMcp(),
-    close: () => runtime.close(),
+    ...(runtime.extensions ? { extensions: runtime.extensions } : {}),
+    home: runtime.home,
+    close: async () => {
+      await agent.endSession("closed");
+      await runtime.close();
+    },
   };
 }

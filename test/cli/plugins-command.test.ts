@@ -163,3 +163,32 @@ test("through the built CLI: a one-shot run uses the docs example's tool, doctor
     await fake.close();
   }
 });
+
+test("in the terminal's line mode a plugin's slash command answers, /help lists it, and leaving ends the session for hooks", async () => {
+  const home = tempHome();
+  installDocsExample(home);
+  writePlugin(
+    home,
+    "ender",
+    `import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+export function register(api) {
+  api.on("on_session_end", (p) => writeFileSync(join(api.home, "ended.txt"), p.reason + " " + p.messages));
+}`,
+  );
+  const fake = await startFakeProvider({ fallback: { text: "hi back" } });
+  try {
+    const args = ["--provider", "custom", "--base-url", `${fake.url}/v1`, "--model", "m"];
+    const run = await runNode(["dist/cli/main.js", ...args], {
+      env: { ...process.env, HERMES_HOME: home, OPENROUTER_API_KEY: "" },
+      stdin: "/wordcount one two three\n/help\nhello\n",
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^3 words$/m);
+    assert.match(run.stdout, /\/wordcount TEXT +Count the words in TEXT \(plugin word-tools\)/);
+    assert.match(run.stdout, /hi back/);
+    assert.equal(readFileSync(join(home, "ended.txt"), "utf8"), "closed 2");
+  } finally {
+    await fake.close();
+  }
+});

@@ -60,6 +60,33 @@ function textOf(content: Message["content"]): string {
   return content.map((part) => (part.type === "text" ? part.text : "")).join("");
 }
 
+/** Plugin slash commands join the built-in ones; a name already taken stays with the built-in. */
+function registerPluginCommands(
+  commands: SlashRegistry<SlashContext>,
+  runtime: Runtime,
+  sessionId: () => string,
+): void {
+  for (const { owner, item } of runtime.extensions?.plugins.commands ?? []) {
+    if (commands.get(item.name)) continue;
+    commands.register({
+      name: item.name,
+      ...(item.args ? { args: item.args } : {}),
+      description: `${item.description} (plugin ${owner})`,
+      category: "info",
+      run: async (args, ctx) => {
+        try {
+          const answer = await item.run(args, { platform: "cli", home: runtime.home, sessionId: sessionId() });
+          if (typeof answer === "string" && answer) ctx.print(answer);
+        } catch (error) {
+          ctx.print(
+            `/${item.name} (plugin ${owner}) failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      },
+    });
+  }
+}
+
 function toolProgressFrom(value: string): ToolProgressMode {
   return value === "off" || value === "new" || value === "verbose" ? value : "all";
 }
@@ -93,6 +120,7 @@ export class ChatController implements SlashContext {
       compact: runtime.config.display.compact,
     };
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
+    registerPluginCommands(this.commands, runtime, () => this.current.agent.sessionId);
   }
 
   static async create(
