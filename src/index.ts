@@ -9,6 +9,7 @@ export {
   type ContextCompressorOptions,
   computeThresholdTokens,
 } from "./agent/compressor.js";
+export type { ContextEngine, ContextEngineFactory, ContextEngineInput } from "./agent/context-engine.js";
 export { delegationDepsFrom, registerDelegateTool } from "./agent/delegation.js";
 export { AgentEmitter, type AgentEvent, type AgentListener } from "./agent/events.js";
 export {
@@ -20,7 +21,6 @@ export {
   type ToolGuardrailsConfig,
 } from "./agent/guardrails.js";
 export { historyProblems, repairHistory } from "./agent/history.js";
-export type { ContextEngine, ContextEngineFactory, ContextEngineInput } from "./agent/context-engine.js";
 export {
   HOOK_EVENTS,
   type HookEvent,
@@ -62,7 +62,22 @@ export type {
   Usage,
 } from "./llm/types.js";
 export { estimateCost } from "./llm/usage.js";
-
+// Plugins
+export type {
+  HermesPlugin,
+  MemoryProviderFactory,
+  MemoryProviderInput,
+  PluginApi,
+  PluginCliCommand,
+  PluginCliIo,
+  PluginCommand,
+  PluginCommandContext,
+  PluginPlatform,
+  PluginPlatformContext,
+  PluginTool,
+  PluginToolset,
+} from "./runtime/plugins/api.js";
+export { loadPlugins, type PluginReport, type PluginSet } from "./runtime/plugins/loader.js";
 // State
 export { loadConfig } from "./state/config.js";
 export { DEFAULT_CONFIG, type HermesConfig } from "./state/config-schema.js";
@@ -70,7 +85,6 @@ export { MemoryStore } from "./state/memory-store.js";
 export { hermesHome, hermesPaths } from "./state/paths.js";
 export { openSessionStore, type SessionStore, SessionStoreError } from "./state/session-store.js";
 export { writeTrajectory } from "./state/trajectories.js";
-
 // Tools
 export { detectDangerousCommand, detectHardlineCommand } from "./tools/approval/dangerous.js";
 export { ApprovalPolicy } from "./tools/approval/policy.js";
@@ -119,7 +133,6 @@ export {
   unregisterToolset,
   validateToolset,
 } from "./tools/toolsets.js";
-
 // Helpers
 export { backoffDelayMs } from "./util/backoff.js";
 export { repairToolArguments } from "./util/json-repair.js";
@@ -127,20 +140,3 @@ export { redactSecrets } from "./util/redact.js";
 export { SchemaError, z } from "./util/schema/index.js";
 export { scanForThreats } from "./util/threats.js";
 export { packageVersion } from "./util/version.js";
-
-// Plugins
-export type {
-  HermesPlugin,
-  MemoryProviderFactory,
-  MemoryProviderInput,
-  PluginApi,
-  PluginCliCommand,
-  PluginCliIo,
-  PluginCommand,
-  PluginCommandContext,
-  PluginPlatform,
-  PluginPlatformContext,
-  PluginTool,
-  PluginToolset,
-} from "./runtime/plugins/api.js";
-export { loadPlugins, type PluginReport, type PluginSet } from "./runtime/plugins/loader.js";

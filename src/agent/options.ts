@@ -1,6 +1,5 @@
 /** Agent construction options, and how they turn into model routes and the enabled tool list. */
-import type { ContextEngineFactory } from "./context-engine.js";
-import type { HookRunner } from "./hooks.js";
+
 import type { CredentialPool } from "../llm/credential-pool.js";
 import { createTransport } from "../llm/providers.js";
 import type { ApiMode, Transport } from "../llm/types.js";
@@ -10,8 +9,10 @@ import { resolveToolsets } from "../tools/toolsets.js";
 import type { IterationBudget } from "./budget.js";
 import type { CompressionSettings } from "./compression-driver.js";
 import type { SummarizeFn } from "./compressor.js";
+import type { ContextEngineFactory } from "./context-engine.js";
 import type { AgentListener } from "./events.js";
 import type { ToolGuardrails } from "./guardrails.js";
+import type { HookRunner } from "./hooks.js";
 import type { MemoryManager } from "./memory-manager.js";
 import type { ModelRoute, RetryPolicy } from "./model-call.js";
 import type { TerminalEnvironment } from "./system-prompt.js";

@@ -349,10 +349,8 @@ export async function handleCommand(ctx: CommandContext, parsed: ParsedCommand):
   const command = COMMANDS[parsed.name];
   let reply: string | undefined;
   if (!command) {
-    reply =
-      (await runPluginCommand(ctx, parsed)) ?? `Unknown command /${parsed.name}. Send /help for the list.`;
-  }
-  else if (command.adminOnly && !ctx.admin && (await adminExists(ctx)))
+    reply = (await runPluginCommand(ctx, parsed)) ?? `Unknown command /${parsed.name}. Send /help for the list.`;
+  } else if (command.adminOnly && !ctx.admin && (await adminExists(ctx)))
     reply = `/${parsed.name} is for the admin only.`;
   else if (!command.whileBusy && runner.busy(sessionKey)) {
     if (runner.cachedAgent(sessionKey)?.running) {

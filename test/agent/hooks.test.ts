@@ -108,7 +108,13 @@ test("transform_tool_result hooks chain, and post_tool_call sees the final resul
   let posted = "";
   hooks.add("transform_tool_result", (p) => `${p.result} [one]`, { owner: "a" });
   hooks.add("transform_tool_result", (p) => ({ result: `${p.result} [two]` }), { owner: "b" });
-  hooks.add("post_tool_call", (p) => void (posted = p.result), { owner: "c" });
+  hooks.add(
+    "post_tool_call",
+    (p) => {
+      posted = p.result;
+    },
+    { owner: "c" },
+  );
   const h = await createHarness(
     { script: [{ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "ok" }] },
     { hooks },

@@ -74,7 +74,14 @@ export const wrong = (api: PluginApi) => api.on("not_an_event", () => undefined)
     writeFileSync(
       join(dir, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", noEmit: true, skipLibCheck: true, types: [] },
+        compilerOptions: {
+          strict: true,
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
         files: ["plugin.ts"],
       }),
     );

@@ -80,7 +80,10 @@ test("a platform a plugin registers turns on like a built-in one and carries a c
     /the broken-post platform of plugin pigeon did not return an adapter/,
   );
   const on = await enabledPlatforms(DEFAULT_CONFIG, { home, env: { PIGEON_TOKEN: "t" }, log, plugins: set.platforms });
-  assert.deepEqual(on.adapters.map((a) => a.platform), ["pigeon"]);
+  assert.deepEqual(
+    on.adapters.map((a) => a.platform),
+    ["pigeon"],
+  );
 
   const delivered = new Promise<void>((resolve) => {
     (globalThis as { __pigeonOnSend?: () => void }).__pigeonOnSend = resolve;
