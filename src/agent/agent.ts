@@ -205,7 +205,7 @@ export class Agent {
       .map((note) => `[Note from the user: ${note}]\n\n`)
       .join("");
     await this.appendUserMessage(userContent(steerPrefix, input));
-    this.recalled = (await this.memory?.recall(userMessage)) ?? "";
+    this.recalled = (await this.memory?.recall(userMessage, this.hookFacts())) ?? "";
     const hookContext = await this.options.hooks?.contextForTurn({ ...this.hookFacts(), userMessage });
     if (hookContext) this.recalled = this.recalled ? `${this.recalled}\n\n${hookContext}` : hookContext;
 
@@ -315,7 +315,7 @@ export class Agent {
       this.recalled = "";
       await this.recorder.recordUsage(caller.usage, caller.lastRoute.model);
     }
-    if (completed) await this.memory?.finishTurn(userMessage, finalResponse);
+    if (completed) await this.memory?.finishTurn(userMessage, finalResponse, this.hookFacts());
     await this.options.hooks?.notify("post_llm_call", {
       ...this.hookFacts(),
       userMessage,
@@ -411,6 +411,7 @@ export class Agent {
   /** Enabled tools, plus the tools of an external memory provider (registered on first use). */
   private async resolveTools(): Promise<string[]> {
     const names = await resolveToolNames(this.options);
+    await this.memory?.ready();
     const registry = this.options.registry;
     for (const spec of this.memory?.tools() ?? []) {
       if (!registry) break;
@@ -431,6 +432,7 @@ export class Agent {
       interactive: this.runOptions.interactive ?? this.options.interactive ?? false,
       services: {
         ...(memoryStore ? { memory: memoryStore } : {}),
+        ...(this.memory?.provider ? { memoryProvider: this.memory.provider } : {}),
         iterationBudget: this.budget,
         ...this.options.services,
       },
@@ -474,6 +476,8 @@ export class Agent {
    */
   private async adoptCompressed(result: CompressionResult): Promise<void> {
     const { messages } = result;
+    // The messages summarised away leave the agent here: memory keeps what it needs from them first.
+    await this.memory?.beforeCompress(this.history, this.hookFacts());
     const parentId = this.currentSessionId;
     const messagesBefore = this.history.length;
     this.history = messages[0]?.role === "system" ? messages.slice(1) : messages;
@@ -502,6 +506,7 @@ export class Agent {
   async endSession(reason: string): Promise<void> {
     if (!this.sessionAnnounced) return;
     this.sessionAnnounced = false;
+    await this.memory?.endSession(this.history, this.hookFacts());
     await this.options.hooks?.notify("on_session_end", { ...this.hookFacts(), messages: this.history.length, reason });
   }
 

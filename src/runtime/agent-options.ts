@@ -5,7 +5,7 @@ import { type AuxiliaryClient, createAuxiliaryClient, summarizeWithAuxiliary } f
 import type { SummarizeFn } from "../agent/compressor.js";
 import { DEFAULT_CONTEXT_LENGTH } from "../agent/context-window.js";
 import { guardrailsConfigFromYaml, ToolGuardrails } from "../agent/guardrails.js";
-import { MemoryManager } from "../agent/memory-manager.js";
+import { MemoryManager, type MemoryProviderSource } from "../agent/memory-manager.js";
 import { resolveRoutes } from "../agent/options.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
 import type { HermesConfig } from "../state/config-schema.js";
@@ -27,17 +27,38 @@ export function memoryScopeDir(scope: string): string {
   return safe || "_";
 }
 
-/** `memory.*` in config: the built-in MEMORY.md / USER.md with their limits, or none. */
-export function memoryOption(home: string, config: HermesConfig, scope?: string): Pick<AgentOptions, "memory"> {
+/** The external provider (`memory.provider`) for a memory directory, and where warnings go. */
+export interface MemoryWiring {
+  provider?: (dir: string) => MemoryProviderSource;
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * `memory.*` in config: the built-in MEMORY.md / USER.md with their limits, plus the external
+ * provider when one is configured, or no memory at all.
+ */
+export function memoryOption(
+  home: string,
+  config: HermesConfig,
+  scope?: string,
+  wiring: MemoryWiring = {},
+): Pick<AgentOptions, "memory"> {
   if (!config.memory.memory_enabled) return { memory: false };
   const root = hermesPaths(home).memoriesDir;
+  const dir = scope === undefined ? root : join(root, "scopes", memoryScopeDir(scope));
   const store = new MemoryStore({
-    dir: scope === undefined ? root : join(root, "scopes", memoryScopeDir(scope)),
+    dir,
     memoryCharLimit: config.memory.memory_char_limit,
     userCharLimit: config.memory.user_char_limit,
     userProfileEnabled: config.memory.user_profile_enabled,
   });
-  return { memory: new MemoryManager({ store }) };
+  return {
+    memory: new MemoryManager({
+      store,
+      ...(wiring.provider ? { provider: wiring.provider(dir) } : {}),
+      ...(wiring.onWarning ? { onWarning: wiring.onWarning } : {}),
+    }),
+  };
 }
 
 /**
@@ -72,15 +93,21 @@ function lazySummarizer(auxiliary: () => Promise<AuxiliaryClient>): SummarizeFn 
  * Settings that name something this build does not have, with what happens instead.
  * `contextEngines`: the engines plugins registered.
  */
-export function unavailableFeatures(config: HermesConfig, contextEngines: readonly string[] = []): string[] {
+export function unavailableFeatures(
+  config: HermesConfig,
+  contextEngines: readonly string[] = [],
+  memoryProviders: readonly string[] = [],
+): string[] {
   const notes: string[] = [];
   if (config.context.engine !== "compressor" && !contextEngines.includes(config.context.engine)) {
     notes.push(
       `context.engine "${config.context.engine}" is not available; the built-in compressor manages the context`,
     );
   }
-  if (config.memory.provider) {
-    notes.push(`memory.provider "${config.memory.provider}" is not available; memory stays in MEMORY.md and USER.md`);
+  if (config.memory.provider && !memoryProviders.includes(config.memory.provider)) {
+    notes.push(
+      `memory.provider "${config.memory.provider}" is not available (known: ${memoryProviders.join(", ") || "none"}); memory stays in MEMORY.md and USER.md`,
+    );
   }
   return notes;
 }
@@ -101,6 +128,7 @@ export interface BaseOptionsInput {
   platform: string;
   interactive: boolean;
   credentialPool?: CredentialPool;
+  memory?: MemoryWiring;
 }
 
 export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
@@ -139,7 +167,7 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     saveTrajectories: Boolean(overrides.saveTrajectories) || config.agent.save_trajectories,
     promptCache: config.prompt_caching.enabled ? { ttl: config.prompt_caching.cache_ttl } : false,
     guardrails: new ToolGuardrails(guardrailsConfigFromYaml(config.tool_loop_guardrails)),
-    ...memoryOption(input.home, config),
+    ...memoryOption(input.home, config, undefined, input.memory),
     compression: {
       enabled: config.compression.enabled,
       threshold: config.compression.threshold,

@@ -30,6 +30,7 @@ import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeature
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
 import type { DetectOptions } from "./local-servers.js";
+import { memoryProviderNames, memoryProviderSource } from "./memory-providers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
 import { extensionsWanted } from "./plugins/candidates.js";
 import type { Extensions } from "./plugins/setup.js";
@@ -199,7 +200,27 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ? await (await import("./plugins/setup.js")).setUpExtensions({ home, config, cwd, notice })
       : undefined);
   const contextEngines = extensions?.plugins.contextEngines;
-  for (const note of unavailableFeatures(config, [...(contextEngines?.keys() ?? [])])) notice(note);
+  const pluginMemoryProviders = extensions?.plugins.memoryProviders;
+  for (const note of unavailableFeatures(
+    config,
+    [...(contextEngines?.keys() ?? [])],
+    memoryProviderNames(pluginMemoryProviders),
+  )) {
+    notice(note);
+  }
+  const memoryProvider = memoryProviderSource({
+    home,
+    config,
+    ...(pluginMemoryProviders ? { plugins: pluginMemoryProviders } : {}),
+    notice,
+  });
+  const memoryWiring = { ...(memoryProvider ? { provider: memoryProvider } : {}), onWarning: (m: string) => notice(m) };
+  // One memory manager per scope (a gateway user's memory), shared by that scope's sessions.
+  const scopedMemory = new Map<string, AgentOptions["memory"]>();
+  const scopedMemoryOption = (scope: string): Pick<AgentOptions, "memory"> => {
+    if (!scopedMemory.has(scope)) scopedMemory.set(scope, memoryOption(home, config, scope, memoryWiring).memory);
+    return { memory: scopedMemory.get(scope)! };
+  };
 
   const choice = await chooseModel(config, overrides, {
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
@@ -291,6 +312,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     platform: options.platform ?? "cli",
     interactive: options.interactive ?? false,
     ...(credentialPool ? { credentialPool } : {}),
+    memory: memoryWiring,
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
   const engine = contextEngines?.get(config.context.engine);
@@ -320,7 +342,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ...(request.ephemeralSystemPrompt ? { ephemeralSystemPrompt: request.ephemeralSystemPrompt } : {}),
       ...(request.maxIterations ? { maxIterations: request.maxIterations } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
-      ...(request.memoryScope !== undefined ? memoryOption(home, config, request.memoryScope) : {}),
+      ...(request.memoryScope !== undefined ? scopedMemoryOption(request.memoryScope) : {}),
     };
     if (request.persist === false) delete agentOptions.sessionStore;
     if (request.cwd) agentOptions.cwd = request.cwd;
@@ -395,6 +417,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       log("info", "runtime", "close", { platform: options.platform ?? "cli" });
       await Promise.all(cache.agents().map((agent) => agent.endSession("shutdown")));
       cache.close();
+      for (const memory of [baseOptions.memory, ...scopedMemory.values()]) if (memory) await memory.shutdown();
       // Background processes the model started do not outlive the process that runs the agent,
       // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).
       const processes = defaultProcessManager();

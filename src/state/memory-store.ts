@@ -23,6 +23,12 @@ export interface MemoryStoreOptions {
   lockTimeoutMs?: number;
 }
 
+export interface MemoryStoreWrite {
+  action: "add" | "replace" | "remove";
+  target: MemoryTarget;
+  content: string;
+}
+
 export interface MemoryResult {
   success: boolean;
   target?: MemoryTarget;
@@ -61,6 +67,7 @@ export class MemoryStore {
   private readonly limits: Record<MemoryTarget, number>;
   private failures = 0;
   private frozen: string;
+  private readonly writeListeners: Array<(write: MemoryStoreWrite) => void> = [];
 
   private readonly userProfileEnabled: boolean;
   private readonly lockTimeoutMs: number;
@@ -120,15 +127,32 @@ export class MemoryStore {
    * two processes (a CLI session and the gateway, say) never lose each other's entries.
    */
   add(target: MemoryTarget, content: string): MemoryResult {
-    return this.locked(target, () => this.addUnlocked(target, content));
+    return this.told(
+      { action: "add", target, content },
+      this.locked(target, () => this.addUnlocked(target, content)),
+    );
   }
 
   replace(target: MemoryTarget, oldText: string, newContent: string): MemoryResult {
-    return this.locked(target, () => this.replaceUnlocked(target, oldText, newContent));
+    const result = this.locked(target, () => this.replaceUnlocked(target, oldText, newContent));
+    return this.told({ action: "replace", target, content: newContent }, result);
   }
 
   remove(target: MemoryTarget, oldText: string): MemoryResult {
-    return this.locked(target, () => this.removeUnlocked(target, oldText));
+    return this.told(
+      { action: "remove", target, content: oldText },
+      this.locked(target, () => this.removeUnlocked(target, oldText)),
+    );
+  }
+
+  /** `listener` hears of every successful change (a memory provider mirrors them). */
+  onWrite(listener: (write: MemoryStoreWrite) => void): void {
+    this.writeListeners.push(listener);
+  }
+
+  private told(write: MemoryStoreWrite, result: MemoryResult): MemoryResult {
+    if (result.success) for (const listener of this.writeListeners) listener(write);
+    return result;
   }
 
   private locked(target: MemoryTarget, change: () => MemoryResult): MemoryResult {

@@ -10,6 +10,7 @@ import { registerMemoryTools } from "../../src/tools/builtin/memory.js";
 import type { ToolSpec } from "../../src/tools/registry.js";
 import { splitPieces } from "../fake-provider/turn.js";
 import { conversationOf, createHarness } from "../helpers/agent-harness.js";
+import { tempDir } from "../state/temp-dir.js";
 import { systemOf } from "./context-fixtures.js";
 
 const REMEMBER = {
@@ -187,5 +188,108 @@ test("only one external provider is allowed, and a failing provider never breaks
     assert.equal(conversationOf(h.fake.requests[0]!).at(-1)?.content, "hi");
   } finally {
     await h.close();
+  }
+});
+
+function lifecycleProvider(calls: string[], overrides: Partial<MemoryProvider> = {}): MemoryProvider {
+  return {
+    name: "probe",
+    isAvailable: () => {
+      calls.push("isAvailable");
+      return true;
+    },
+    initialize: () => {
+      calls.push("initialize");
+    },
+    systemPromptBlock: () => "",
+    prefetch: async (query, turn) => {
+      calls.push(`prefetch ${query} ${turn?.sessionId}`);
+      return "";
+    },
+    syncTurn: async (user, _assistant, turn) => {
+      calls.push(`sync ${user} ${turn?.sessionId}`);
+    },
+    queuePrefetch: () => {},
+    tools: () => [],
+    onPreCompress: (messages) => {
+      calls.push(`pre-compress ${messages.length}`);
+    },
+    onSessionEnd: (messages, turn) => {
+      calls.push(`end ${messages.length} ${turn.sessionId}`);
+    },
+    onMemoryWrite: (write) => {
+      calls.push(`write ${write.action} ${write.target} ${write.content}`);
+    },
+    shutdown: () => {
+      calls.push("shutdown");
+    },
+    ...overrides,
+  };
+}
+
+test("a provider made on first use is checked and initialised once, then hears of turns, memory writes, session end and shutdown", async () => {
+  const calls: string[] = [];
+  let made = 0;
+  const store = new MemoryStore({ dir: join(tempDir("hermes-memory-"), "memories") });
+  const manager = new MemoryManager({
+    store,
+    provider: async () => {
+      made++;
+      return lifecycleProvider(calls);
+    },
+  });
+  assert.equal(manager.provider, undefined, "nothing is made before it is needed");
+  await Promise.all([manager.ready(), manager.ready()]);
+  assert.equal(made, 1);
+  const turn = { sessionId: "s1", platform: "cli" };
+  await manager.recall("hello", turn);
+  await manager.finishTurn("hello", "hi", turn);
+  store.add("user", "Prefers short answers");
+  store.add("user", "Prefers short answers"); // a duplicate changes nothing but still succeeds
+  store.remove("memory", "not there"); // a failed write is not reported
+  await manager.beforeCompress([{ role: "user", content: "a" }], turn);
+  await manager.endSession(
+    [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ],
+    turn,
+  );
+  await manager.shutdown();
+  assert.deepEqual(calls, [
+    "isAvailable",
+    "initialize",
+    "prefetch hello s1",
+    "sync hello s1",
+    "write add user Prefers short answers",
+    "write add user Prefers short answers",
+    "pre-compress 1",
+    "end 2 s1",
+    "shutdown",
+  ]);
+  assert.equal(manager.provider, undefined, "a shut-down provider is not used again");
+});
+
+test("a provider that is not available, or fails to start, is reported and memory stays in the files", async () => {
+  for (const [overrides, expected] of [
+    [{ isAvailable: () => false }, /"probe" is not available; memory stays in MEMORY.md and USER.md/],
+    [
+      {
+        initialize: () => {
+          throw new Error("no database");
+        },
+      },
+      /"probe" failed during initialisation: no database/,
+    ],
+  ] as const) {
+    const warnings: string[] = [];
+    const manager = new MemoryManager({
+      provider: async () => lifecycleProvider([], overrides),
+      onWarning: (message) => warnings.push(message),
+    });
+    assert.equal(await manager.recall("hello"), "");
+    assert.equal(manager.provider, undefined);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, expected);
   }
 });

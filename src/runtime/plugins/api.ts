@@ -70,7 +70,11 @@ export interface PluginCliCommand {
 
 export interface MemoryProviderInput {
   home: string;
+  /** The memory directory of this scope (the home's `memories/`, or a gateway user's scope under it). */
+  dir: string;
   config: HermesConfig;
+  /** Where the provider reports problems that do not stop it (shown to the user, logged). */
+  warn: (message: string) => void;
   /** The provider's own settings: `plugins.config.<plugin>` for a plugin's provider. */
   settings: unknown;
 }
