@@ -7,14 +7,12 @@
  */
 import { join } from "node:path";
 import type { Message } from "../llm/types.js";
-import type { FactStore } from "../state/fact-store.js";
+import { FACTS_FILE, type FactStore } from "../state/fact-store.js";
 import { openFactStore } from "../state/sqlite-fact-store.js";
 import type { ToolContext, ToolSpec } from "../tools/registry.js";
 import { z } from "../util/schema/index.js";
 import { acceptableFact, extractFacts } from "./fact-extraction.js";
 import type { MemoryProvider, MemoryTurn, MemoryWrite } from "./memory-manager.js";
-
-export const FACTS_FILE = "facts.db";
 
 export interface LocalMemorySettings {
   max_recall: number;

@@ -16,6 +16,7 @@ import { registerHooksCommands } from "./commands/hooks.js";
 import { registerImportCommands } from "./commands/import.js";
 import { registerLogsCommand } from "./commands/logs.js";
 import { registerMcpCommands } from "./commands/mcp.js";
+import { registerMemoryCommands } from "./commands/memory.js";
 import { registerModelCommand } from "./commands/model.js";
 import { registerPairingCommands } from "./commands/pairing.js";
 import { registerPluginsCommands } from "./commands/plugins.js";
@@ -138,6 +139,7 @@ export function buildProgram(): Command {
   registerAcpCommand(program);
   registerPluginsCommands(program);
   registerHooksCommands(program);
+  registerMemoryCommands(program);
   registerHelpCommand(program);
 
   program

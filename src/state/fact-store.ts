@@ -4,6 +4,9 @@
  * provider and `hermes memory` use; SQLite (FTS5) implements it in sqlite-fact-store.ts.
  */
 
+/** The local provider's file, in the memory directory beside MEMORY.md. */
+export const FACTS_FILE = "facts.db";
+
 export interface Fact {
   id: number;
   text: string;

@@ -6,6 +6,7 @@ import { type Command, Option } from "commander";
 import type { SessionStore, StoredMessage, StoreRepairReport } from "../../state/session-store.js";
 import { UsageError } from "../exit-codes.js";
 import { type CommandIo, processIo } from "./config.js";
+import { confirm } from "./confirm.js";
 
 async function withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T> {
   const { openSessionStore } = await import("../../state/session-store.js");
@@ -52,16 +53,6 @@ function renderMessage(message: StoredMessage): string {
     lines.push(`[${label}] → ${call.function.name}(${oneLine(call.function.arguments, 200)})`);
   }
   return lines.join("\n");
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 /** A known cost as money; unknown costs as "unknown", never as $0. */
