@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { ContentPart, Message, ToolCall } from "../llm/types.js";
 import { sessionIdNew } from "../state/titles.js";
 import { writeTrajectory } from "../state/trajectories.js";
+import { planModeNote } from "../tools/permissions/gate.js";
 import type { ToolContext } from "../tools/registry.js";
 import { log } from "../util/log.js";
 import { estimateTextTokens } from "../util/tokens.js";
@@ -207,7 +208,11 @@ export class Agent {
     await this.appendUserMessage(userContent(steerPrefix, input));
     this.recalled = (await this.memory?.recall(userMessage, this.hookFacts())) ?? "";
     const hookContext = await this.options.hooks?.contextForTurn({ ...this.hookFacts(), userMessage });
-    if (hookContext) this.recalled = this.recalled ? `${this.recalled}\n\n${hookContext}` : hookContext;
+    // The plan-mode note rides with the turn like recalled memory: the system prompt (and its cache) stays as it is.
+    const planNote = this.options.permissions?.mode === "plan" ? `[${planModeNote()}]` : "";
+    for (const extra of [hookContext, planNote]) {
+      if (extra) this.recalled = this.recalled ? `${this.recalled}\n\n${extra}` : extra;
+    }
 
     const ctx = this.toolContext(opts.taskId ?? randomUUID(), signal);
     const tools = this.options.registry?.definitions(toolNames) ?? [];
@@ -540,6 +545,7 @@ export class Agent {
       emitter: this.emitter,
       guardrails: this.guardrails,
       hooks: this.options.hooks,
+      permissions: this.options.permissions,
       takeSteerNotes: () => this.pendingSteer.splice(0),
     });
     for (const result of batch.results) await this.append(result);

@@ -4,6 +4,7 @@ import type { CredentialPool } from "../llm/credential-pool.js";
 import { createTransport } from "../llm/providers.js";
 import type { ApiMode, Transport } from "../llm/types.js";
 import type { SessionStore } from "../state/session-store.js";
+import type { PermissionGate } from "../tools/permissions/gate.js";
 import type { ToolContext, ToolRegistry } from "../tools/registry.js";
 import { resolveToolsets } from "../tools/toolsets.js";
 import type { IterationBudget } from "./budget.js";
@@ -75,6 +76,11 @@ export interface AgentOptions {
   memory?: MemoryManager | false;
   /** Plugin and shell hooks around the session, model calls and tool calls (shared per process). */
   hooks?: HookRunner;
+  /**
+   * The session's permission mode (plan, ask, auto-edit, yolo) and the user's allow/deny rules,
+   * enforced before each tool call. Per session: the mode changes with /mode and Shift+Tab.
+   */
+  permissions?: PermissionGate;
   /** Keeps the context in bounds instead of the built-in compressor (`context.engine`). */
   contextEngine?: ContextEngineFactory;
   /** The model's context window in tokens (`model.context_length`); looked up when unset. */

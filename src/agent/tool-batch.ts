@@ -4,6 +4,7 @@
  * tools ran ride along with the last result, the only channel the model reads mid-turn.
  */
 import type { Message, ToolCall } from "../llm/types.js";
+import type { PermissionGate } from "../tools/permissions/gate.js";
 import type { ToolContext, ToolRegistry } from "../tools/registry.js";
 import type { AgentEmitter } from "./events.js";
 import type { ToolGuardrails } from "./guardrails.js";
@@ -18,6 +19,7 @@ export interface ToolBatchOptions {
   emitter: AgentEmitter;
   guardrails: ToolGuardrails | undefined;
   hooks?: HookRunner | undefined;
+  permissions?: PermissionGate | undefined;
   /** Notes from the user that arrived while the tools ran. */
   takeSteerNotes: () => string[];
 }
@@ -35,6 +37,7 @@ export async function runToolBatch(
     emitter: options.emitter,
     ...(options.guardrails ? { guardrails: options.guardrails } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.permissions ? { permissions: options.permissions } : {}),
   });
   const steer = options.takeSteerNotes();
   const results = calls.map((call, i): Message => {

@@ -25,6 +25,7 @@ function redactResult(result: string): string {
   return redactSecrets(result);
 }
 
+import type { PermissionGate } from "../tools/permissions/gate.js";
 import { log } from "../util/log.js";
 import { type AgentEmitter, previewArgs } from "./events.js";
 import { classifyToolFailure, type ToolGuardrails } from "./guardrails.js";
@@ -45,6 +46,8 @@ export interface ToolRunOptions {
   emitter: AgentEmitter;
   guardrails?: ToolGuardrails;
   hooks?: HookRunner;
+  /** The session's permission mode and the user's allow/deny rules. */
+  permissions?: PermissionGate;
   maxConcurrency?: number;
   redact?: boolean;
 }
@@ -139,6 +142,10 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
     if ("refusal" in hooked) return { result: hooked.refusal, halt: false };
     args = hooked.args;
   }
+  // Checked after the hooks, so rewritten arguments are what the rules judge.
+  const permission = options.permissions?.decide({ name, args, cwd: ctx.cwd });
+  if (permission?.action === "deny") return { result: permission.reason, halt: false };
+  if (permission?.action === "plan") return { result: permission.message, halt: false };
   // Progress displays, logs and event streams see the arguments with secrets masked.
   const shownArgs = redactObject(args);
   emitter.emit({ type: "tool_start", callId: call.id, name, args: shownArgs, preview: previewArgs(shownArgs) });
@@ -148,6 +155,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
     if (ctx.signal.aborted) throw new Error("interrupted before it started");
     const callCtx: ToolContext = {
       ...ctx,
+      ...(permission?.action === "allow" ? { preapproved: true } : {}),
       progress: (text) => emitter.emit({ type: "tool_progress", callId: call.id, name, text }),
     };
     result = await spec.handler(args, callCtx);

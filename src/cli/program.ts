@@ -41,6 +41,7 @@ export interface ChatFlags {
   resume?: string;
   continue?: boolean;
   yolo?: boolean;
+  mode?: "plan" | "ask" | "auto-edit" | "yolo";
   quiet?: boolean;
   verbose?: boolean;
   json?: boolean;
@@ -69,6 +70,14 @@ function addChatOptions(cmd: Command): Command {
     .option("-r, --resume <sessionId>", "resume a session by id")
     .option("-c, --continue", "continue the most recent session")
     .option("--yolo", "run dangerous commands without asking (hardline blocks still apply)")
+    .addOption(
+      new Option("--mode <mode>", "permission mode to start in (approvals.default_mode)").choices([
+        "plan",
+        "ask",
+        "auto-edit",
+        "yolo",
+      ]),
+    )
     .option("-Q, --quiet", "print only the answer, no progress")
     .option("-v, --verbose", "show debug detail and stack traces")
     .option("--json", "print one JSON result object (one-shot only)")

@@ -91,6 +91,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
       ...(maxTurns ? { maxTurns } : {}),
       ...(toolsets ? { toolsets } : {}),
       yolo: Boolean(flags.yolo),
+      ...(flags.mode ? { permissionMode: flags.mode } : {}),
       saveTrajectories: Boolean(flags.saveTrajectories),
     },
     callbacks: {

@@ -22,6 +22,8 @@ import { profileHome } from "../state/profiles.js";
 import { openSessionStore, type SessionStore } from "../state/session-store.js";
 import { importOffer } from "../state/store-location.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
+import { PermissionGate, type PermissionMode } from "../tools/permissions/gate.js";
+import { parsePermissionRules } from "../tools/permissions/rules.js";
 import { defaultProcessManager } from "../tools/process-manager.js";
 import { type ToolContext, ToolRegistry } from "../tools/registry.js";
 import { configureLog, flushLog, log } from "../util/log.js";
@@ -60,6 +62,8 @@ export interface RuntimeOverrides extends ModelOverrides {
   toolsets?: string[];
   /** Run dangerous commands without asking (`--yolo`). */
   yolo?: boolean;
+  /** The permission mode new sessions start in (`--mode`); default `approvals.default_mode`. */
+  permissionMode?: PermissionMode;
   saveTrajectories?: boolean;
 }
 
@@ -88,6 +92,8 @@ export interface OpenRuntimeOptions {
 
 export interface AgentRequest {
   platform?: string;
+  /** The permission mode this session starts in, instead of the runtime's. */
+  permissionMode?: PermissionMode;
   toolsets?: string[];
   /** Continue this stored session (its transcript is loaded on the first run). */
   sessionId?: string;
@@ -200,6 +206,15 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ? await (await import("./plugins/setup.js")).setUpExtensions({ home, config, cwd, notice })
       : undefined);
   const contextEngines = extensions?.plugins.contextEngines;
+  const permissionRules = {
+    allow: parsePermissionRules(config.permissions.allow),
+    deny: parsePermissionRules(config.permissions.deny),
+  };
+  for (const [list, parsed] of Object.entries(permissionRules)) {
+    for (const problem of parsed.problems) notice(`permissions.${list}: ${problem}`);
+  }
+  const startMode: PermissionMode =
+    overrides.permissionMode ?? (overrides.yolo ? "yolo" : config.approvals.default_mode);
   const pluginMemoryProviders = extensions?.plugins.memoryProviders;
   for (const note of unavailableFeatures(
     config,
@@ -346,6 +361,12 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     };
     if (request.persist === false) delete agentOptions.sessionStore;
     if (request.cwd) agentOptions.cwd = request.cwd;
+    agentOptions.permissions = new PermissionGate({
+      mode: request.permissionMode ?? startMode,
+      allow: permissionRules.allow.rules,
+      deny: permissionRules.deny.rules,
+      projectRoot: agentOptions.cwd ?? cwd,
+    });
     if (request.loadContextFiles !== undefined) agentOptions.loadContextFiles = request.loadContextFiles;
     if (request.memory === false) agentOptions.memory = false;
     if (request.model) {

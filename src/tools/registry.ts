@@ -25,6 +25,11 @@ export interface ToolContext {
   progress?: (text: string) => void;
   /** Agent services exposed to tools, keyed by name (memory store, session search, delegation). */
   services?: Record<string, unknown>;
+  /**
+   * The session's permission mode or one of the user's `permissions.allow` rules already allows
+   * this call: approvals let it run without asking. Hardline blocks and deny rules still apply.
+   */
+  preapproved?: boolean;
 }
 
 export interface ApprovalRequest {

@@ -1,5 +1,7 @@
 /** What a slash command may do to the interactive session it runs in. */
+
 import type { Message } from "../../llm/types.js";
+import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { Skill } from "../../tools/skills/discovery.js";
 import type { Runtime } from "../runtime.js";
 import type { SlashRegistry } from "./registry.js";
@@ -37,6 +39,7 @@ export interface ContextStatus {
   percent: number;
 }
 
+
 export interface SlashContext {
   /** Show lines of text in the transcript. */
   print(text: string): void;
@@ -61,6 +64,9 @@ export interface SlashContext {
   /** Switch model (and provider) for the rest of this session. */
   switchModel(model: string, provider?: string): Promise<void>;
   setYolo(on: boolean): void;
+  /** The session's permission mode: plan (read-only), ask, auto-edit or yolo. */
+  readonly permissionMode: PermissionMode;
+  setMode(mode: PermissionMode): void;
   /** Summarise older turns now (optionally around a topic); returns what happened, for the user. */
   compress(focus?: string): Promise<string>;
   usage(): SessionUsage;

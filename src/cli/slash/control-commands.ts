@@ -4,6 +4,7 @@ import { resolveProvider } from "../../llm/providers.js";
 import { REASONING_EFFORTS } from "../../state/config-schema.js";
 import { MemoryStore, type MemoryTarget } from "../../state/memory-store.js";
 import { hermesHome, hermesPaths } from "../../state/paths.js";
+import { isPermissionMode, PERMISSION_MODE_CYCLE, type PermissionMode } from "../../tools/permissions/gate.js";
 import { getToolset, listToolsets } from "../../tools/toolsets.js";
 import { type SlashContext, TOOL_PROGRESS_MODES, type ToolProgressMode } from "./context.js";
 import type { SlashCommand } from "./registry.js";
@@ -244,6 +245,31 @@ const settingsCommands: Command[] = [
     },
   },
   {
+    name: "mode",
+    description: "show or set the permission mode: plan (read-only), ask, auto-edit, yolo (Shift+Tab cycles)",
+    category: "config",
+    whileBusy: true,
+    args: "[plan|ask|auto-edit|yolo]",
+    run(args, ctx) {
+      const wanted = args.trim();
+      if (!wanted) return ctx.print(`${describeMode(ctx.permissionMode)}\nModes: ${PERMISSION_MODE_CYCLE.join(", ")}`);
+      if (!isPermissionMode(wanted)) return ctx.print(`Usage: /mode [${PERMISSION_MODE_CYCLE.join("|")}]`);
+      ctx.setMode(wanted);
+      ctx.print(describeMode(wanted));
+    },
+  },
+  {
+    name: "build",
+    description: "leave plan mode (to ask) and carry out the plan",
+    category: "config",
+    async run(args, ctx) {
+      if (ctx.permissionMode !== "plan") return ctx.print("Not in plan mode (/mode plan or Shift+Tab enters it).");
+      ctx.setMode("ask");
+      ctx.print(describeMode("ask"));
+      await ctx.send(args.trim() || "The plan is approved. Carry it out now.");
+    },
+  },
+  {
     name: "yolo",
     description: "toggle running dangerous commands without asking (hardline blocks still apply)",
     category: "config",
@@ -255,6 +281,18 @@ const settingsCommands: Command[] = [
     },
   },
 ];
+
+const MODE_TEXT: Record<PermissionMode, string> = {
+  plan: "Plan mode: read-only. Edits and commands that change things are refused; the agent ends with a plan (/build carries it out).",
+  ask: "Ask mode: dangerous commands and risky writes ask first.",
+  "auto-edit": "Auto-edit mode: file edits inside the project run without asking; commands are still checked.",
+  yolo: "YOLO mode: everything runs without asking (hardline blocks and deny rules still apply).",
+};
+
+/** One line saying what a permission mode does. */
+export function describeMode(mode: PermissionMode): string {
+  return MODE_TEXT[mode];
+}
 
 const infoCommands: Command[] = [
   {

@@ -17,9 +17,11 @@ import {
   visibleWidth,
 } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../../agent/events.js";
+import { nextMode } from "../../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import type { ChatFlags } from "../program.js";
 import type { ContextStatus } from "../slash/context.js";
+import { describeMode } from "../slash/control-commands.js";
 import { ChatController, type ChatView, type TurnOutcome } from "./controller.js";
 import { statusText } from "./format.js";
 import { InlinePrompts } from "./prompts.js";
@@ -137,6 +139,12 @@ class TuiView implements ChatView {
       }
       return { consume: true };
     }
+    if (matchesKey(data, "shift+tab") && !this.prompts.active) {
+      const mode = nextMode(controller.permissionMode);
+      controller.setMode(mode);
+      this.transcript?.notice(describeMode(mode), "dim");
+      return { consume: true };
+    }
     if (matchesKey(data, "ctrl+d") && !this.editor.getText() && !this.prompts.active) {
       controller.exit();
       return { consume: true };
@@ -177,6 +185,7 @@ class TuiView implements ChatView {
       busy: controller.busy,
       queued: controller.queued,
       yolo: controller.runtime.approvals.yolo,
+      mode: controller.permissionMode,
       showCost: controller.display.showCost,
     });
     this.tui.requestRender();

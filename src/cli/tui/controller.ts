@@ -3,12 +3,14 @@
  * user sends meanwhile, dispatches slash commands, and rebuilds the agent when the session or
  * model changes. A view (the TUI, or plain lines when stdin is not a terminal) draws it.
  */
+
 import type { RunResult } from "../../agent/agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { resolveToolNames } from "../../agent/options.js";
 import { titleWithAuxiliary } from "../../agent/session-title.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
+import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import { discoverSkills, type Skill } from "../../tools/skills/discovery.js";
 import { expandSkillCommand } from "../../tools/skills/slash-command.js";
@@ -402,6 +404,17 @@ export class ChatController implements SlashContext {
     if (this.usage().turns === 0 && !this.flags.resume && !this.flags.continue) return undefined;
     const id = this.current.agent.sessionId;
     return `Session ${id} saved. Continue it with: hermes --resume ${id}`;
+  }
+
+  get permissionMode(): PermissionMode {
+    return this.current.agent.options.permissions?.mode ?? "ask";
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.flags.mode = mode;
+    const gate = this.current.agent.options.permissions;
+    if (gate) gate.mode = mode;
+    this.view.statusChanged();
   }
 
   setYolo(on: boolean): void {

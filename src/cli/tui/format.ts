@@ -27,6 +27,8 @@ export interface StatusInput {
   busy: boolean;
   queued: number;
   yolo: boolean;
+  /** The session's permission mode (Shift+Tab cycles it). */
+  mode?: string;
   /** Include the estimated cost (`display.show_cost`). */
   showCost?: boolean;
 }
@@ -38,6 +40,7 @@ export function statusText(input: StatusInput): string {
     if (input.showCost) parts.push(input.usage.cost === undefined ? "cost unknown" : formatCost(input.usage.cost));
   }
   if (input.context) parts.push(`ctx ${input.context.percent}%`);
+  if (input.mode) parts.push(`${input.mode} mode`);
   if (input.yolo) parts.push("YOLO");
   if (input.queued > 0) parts.push(`${input.queued} queued`);
   parts.push(input.busy ? "working (Ctrl+C to stop)" : "/help");

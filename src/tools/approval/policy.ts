@@ -4,7 +4,8 @@
  * 1. hardline blocklist: never runs, whatever the mode (even `off`/yolo);
  * 2. `approvals.deny` globs: refused without asking, even in yolo;
  * 3. commands the dangerous-pattern detector does not flag run;
- * 4. mode `off` (or yolo) runs everything else;
+ * 4. mode `off` (or yolo) runs everything else, as does a call the session's permission mode or a
+ *    `permissions.allow` rule already allowed (`ctx.preapproved`);
  * 5. the permanent `command_allowlist` and this session's approvals run;
  * 6. nobody to ask (cron, the API server unless a run says someone answers, subagents, `interactive: false`): `cron_mode` /
  *    `unattended_mode` decide, deny by default;
@@ -48,7 +49,7 @@ export interface ApprovalPolicyOptions {
   smartJudge?: SmartJudge;
 }
 
-export type AllowedVia = "safe" | "yolo" | "allowlist" | "session" | "user" | "smart" | "unattended";
+export type AllowedVia = "safe" | "yolo" | "permission" | "allowlist" | "session" | "user" | "smart" | "unattended";
 export type DeniedBy = "hardline" | "deny_rule" | "user" | "timeout" | "unattended" | "smart" | "interrupted";
 
 export type CommandVerdict =
@@ -188,6 +189,7 @@ export class ApprovalPolicy {
     refusal: (what: string, where: string) => string,
   ): CommandVerdict | undefined {
     if (this.mode === "off" || this.yolo || yoloFromEnv()) return { allowed: true, via: "yolo", key };
+    if (ctx.preapproved) return { allowed: true, via: "permission", key };
     if (this.isAllowlisted(key, subject)) return { allowed: true, via: "allowlist", key };
     if (this.sessionApprovals.get(sessionKey(ctx))?.has(key)) return { allowed: true, via: "session", key };
     const unattended = unattendedAction(ctx, this.cronMode, this.unattendedMode);
