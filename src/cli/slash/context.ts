@@ -39,7 +39,6 @@ export interface ContextStatus {
   percent: number;
 }
 
-
 export interface SlashContext {
   /** Show lines of text in the transcript. */
   print(text: string): void;
