@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { benchAcp } from "./acp.js";
 import { benchApiServer } from "./api-server.js";
 import { rssMethod } from "./child.js";
+import { benchCheckpoints } from "./checkpoints.js";
 import { benchColdStart } from "./cold-start.js";
 import { benchCompression } from "./compression.js";
 import { benchGatewaySoak } from "./gateway-soak.js";
@@ -58,6 +59,7 @@ const GROUPS: Group[] = [
   { name: "imports", title: "Import time of the LLM layer", run: () => rows(benchImports()) },
   { name: "api-server", title: "API server under load", run: () => rows(benchApiServer()) },
   { name: "sandbox", title: "Sandbox", run: () => rows(benchSandbox()) },
+  { name: "checkpoints", title: "Checkpoints (5,000-file project)", run: () => rows(benchCheckpoints()) },
   { name: "import", title: "Drop-in import", run: () => rows(benchImport()) },
   { name: "platforms", title: "Messaging platforms", run: () => rows(benchPlatforms()) },
   { name: "acp", title: "ACP server", run: () => rows(benchAcp()) },
