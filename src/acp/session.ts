@@ -182,6 +182,7 @@ export class AcpSession implements EditorSession {
     const runtime = this.services.runtime;
     return runtime.createAgent({
       platform: "acp",
+      permissionMode: this.mode,
       toolsets: this.toolsets(),
       interactive: true,
       cwd: this.cwd,

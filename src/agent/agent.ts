@@ -13,6 +13,7 @@ import type { ToolContext } from "../tools/registry.js";
 import { log } from "../util/log.js";
 import { estimateTextTokens } from "../util/tokens.js";
 import { IterationBudget } from "./budget.js";
+import { checkpointBefore } from "./checkpointing.js";
 import {
   CompressionDriver,
   type CompressionTrigger,
@@ -201,6 +202,7 @@ export class Agent {
     let toolCallCount = 0;
 
     this.memory?.startTurn();
+    this.options.checkpoints?.newTurn();
     const steerPrefix = this.pendingSteer
       .splice(0)
       .map((note) => `[Note from the user: ${note}]\n\n`)
@@ -315,6 +317,7 @@ export class Agent {
       }
     } finally {
       this.controller = undefined;
+      await this.options.checkpoints?.endTurn();
       this.runOptions = {};
       this.turnContext = undefined;
       this.recalled = "";
@@ -537,6 +540,13 @@ export class Agent {
     await this.recorder.append(message);
   }
 
+  private checkpointBefore(call: { name: string; args: Record<string, unknown>; cwd: string }): Promise<void> {
+    const tracker = this.options.checkpoints;
+    if (!tracker) return Promise.resolve();
+    const turn = this.history.filter((message) => message.role === "user").length;
+    return checkpointBefore({ tracker, turn, sessionId: this.currentSessionId }, call);
+  }
+
   private async runTools(calls: ToolCall[], toolNames: string[], ctx: ToolContext): Promise<boolean> {
     const batch = await runToolBatch(calls, {
       registry: this.options.registry,
@@ -546,6 +556,7 @@ export class Agent {
       guardrails: this.guardrails,
       hooks: this.options.hooks,
       permissions: this.options.permissions,
+      ...(this.options.checkpoints ? { beforeRun: (call) => this.checkpointBefore(call) } : {}),
       takeSteerNotes: () => this.pendingSteer.splice(0),
     });
     for (const result of batch.results) await this.append(result);

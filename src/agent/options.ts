@@ -8,6 +8,7 @@ import type { PermissionGate } from "../tools/permissions/gate.js";
 import type { ToolContext, ToolRegistry } from "../tools/registry.js";
 import { resolveToolsets } from "../tools/toolsets.js";
 import type { IterationBudget } from "./budget.js";
+import type { TurnCheckpointer } from "./checkpointing.js";
 import type { CompressionSettings } from "./compression-driver.js";
 import type { SummarizeFn } from "./compressor.js";
 import type { ContextEngineFactory } from "./context-engine.js";
@@ -81,6 +82,11 @@ export interface AgentOptions {
    * enforced before each tool call. Per session: the mode changes with /mode and Shift+Tab.
    */
   permissions?: PermissionGate;
+  /**
+   * Snapshots projects before the first change of each turn (`checkpoints.enabled`), for
+   * `/rollback`. Per session.
+   */
+  checkpoints?: TurnCheckpointer;
   /** Keeps the context in bounds instead of the built-in compressor (`context.engine`). */
   contextEngine?: ContextEngineFactory;
   /** The model's context window in tokens (`model.context_length`); looked up when unset. */

@@ -9,7 +9,7 @@ import type { ToolContext, ToolRegistry } from "../tools/registry.js";
 import type { AgentEmitter } from "./events.js";
 import type { ToolGuardrails } from "./guardrails.js";
 import type { HookRunner } from "./hooks.js";
-import { runToolCalls } from "./tool-executor.js";
+import { runToolCalls, type ToolRunOptions } from "./tool-executor.js";
 import { prepareToolCalls } from "./tool-validation.js";
 
 export interface ToolBatchOptions {
@@ -20,6 +20,7 @@ export interface ToolBatchOptions {
   guardrails: ToolGuardrails | undefined;
   hooks?: HookRunner | undefined;
   permissions?: PermissionGate | undefined;
+  beforeRun?: ToolRunOptions["beforeRun"];
   /** Notes from the user that arrived while the tools ran. */
   takeSteerNotes: () => string[];
 }
@@ -38,6 +39,7 @@ export async function runToolBatch(
     ...(options.guardrails ? { guardrails: options.guardrails } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.permissions ? { permissions: options.permissions } : {}),
+    ...(options.beforeRun ? { beforeRun: options.beforeRun } : {}),
   });
   const steer = options.takeSteerNotes();
   const results = calls.map((call, i): Message => {

@@ -48,6 +48,8 @@ export interface ToolRunOptions {
   hooks?: HookRunner;
   /** The session's permission mode and the user's allow/deny rules. */
   permissions?: PermissionGate;
+  /** Called before a call that is allowed to run: the place to checkpoint what it changes. */
+  beforeRun?: (call: { name: string; args: Record<string, unknown>; cwd: string }) => Promise<void>;
   maxConcurrency?: number;
   redact?: boolean;
 }
@@ -153,6 +155,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   let result: string;
   try {
     if (ctx.signal.aborted) throw new Error("interrupted before it started");
+    await options.beforeRun?.({ name, args, cwd: ctx.cwd });
     const callCtx: ToolContext = {
       ...ctx,
       ...(permission?.action === "allow" ? { preapproved: true } : {}),

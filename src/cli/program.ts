@@ -7,6 +7,7 @@ import { packageVersion } from "../util/version.js";
 import { registerAcpCommand } from "./commands/acp.js";
 import { registerAuthCommands } from "./commands/auth.js";
 import { registerBackupCommands } from "./commands/backup.js";
+import { registerCheckpointsCommands } from "./commands/checkpoints.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerCronCommands } from "./commands/cron.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
@@ -149,6 +150,7 @@ export function buildProgram(): Command {
   registerPluginsCommands(program);
   registerHooksCommands(program);
   registerMemoryCommands(program);
+  registerCheckpointsCommands(program);
   registerHelpCommand(program);
 
   program

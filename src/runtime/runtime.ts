@@ -29,6 +29,7 @@ import { type ToolContext, ToolRegistry } from "../tools/registry.js";
 import { configureLog, flushLog, log } from "../util/log.js";
 import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeatures } from "./agent-options.js";
+import { checkpointsWanted, pruneCheckpointsInBackground, sessionCheckpointer } from "./checkpoints.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
 import type { DetectOptions } from "./local-servers.js";
@@ -92,6 +93,8 @@ export interface OpenRuntimeOptions {
 
 export interface AgentRequest {
   platform?: string;
+  /** Checkpoints before file changes, for /rollback (default: `checkpoints.enabled`, else by platform). */
+  checkpoints?: boolean;
   /** The permission mode this session starts in, instead of the runtime's. */
   permissionMode?: PermissionMode;
   toolsets?: string[];
@@ -215,6 +218,10 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   }
   const startMode: PermissionMode =
     overrides.permissionMode ?? (overrides.yolo ? "yolo" : config.approvals.default_mode);
+  const defaultPlatform = options.platform ?? "cli";
+  const pruning = checkpointsWanted(config, defaultPlatform, options.interactive ?? false)
+    ? pruneCheckpointsInBackground(home, config, (message) => notice(message))
+    : undefined;
   const pluginMemoryProviders = extensions?.plugins.memoryProviders;
   for (const note of unavailableFeatures(
     config,
@@ -361,6 +368,11 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     };
     if (request.persist === false) delete agentOptions.sessionStore;
     if (request.cwd) agentOptions.cwd = request.cwd;
+    const platform = request.platform ?? options.platform ?? "cli";
+    const interactive = request.interactive ?? options.interactive ?? false;
+    if (request.checkpoints ?? checkpointsWanted(config, platform, interactive)) {
+      agentOptions.checkpoints = sessionCheckpointer(home, config, (message) => notice(message));
+    }
     agentOptions.permissions = new PermissionGate({
       mode: request.permissionMode ?? startMode,
       allow: permissionRules.allow.rules,
@@ -439,6 +451,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       await Promise.all(cache.agents().map((agent) => agent.endSession("shutdown")));
       cache.close();
       for (const memory of [baseOptions.memory, ...scopedMemory.values()]) if (memory) await memory.shutdown();
+      await pruning;
       // Background processes the model started do not outlive the process that runs the agent,
       // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).
       const processes = defaultProcessManager();

@@ -116,6 +116,25 @@ export const sessionCommands: Command[] = [
     },
   },
   {
+    name: "rollback",
+    args: "[N [FILE] [--force] | diff N]",
+    description: "list checkpoints of this project, restore one (or one file), or show its diff",
+    category: "session",
+    async run(args, ctx) {
+      if (ctx.busy) return ctx.print(BUSY);
+      const { checkpointsFor, parseRollback, runRollback } = await import("../checkpoint-view.js");
+      const request = parseRollback(args);
+      if (typeof request === "string") return ctx.print(request);
+      const { home, config, agent } = ctx.runtime;
+      const project = await checkpointsFor(home, config, agent.options.cwd ?? process.cwd());
+      try {
+        ctx.print(await runRollback(request, project));
+      } catch (error) {
+        ctx.print(`✗ ${(error as Error).message}`);
+      }
+    },
+  },
+  {
     name: "title",
     args: "[NAME]",
     description: "show or set the session title",
