@@ -58,3 +58,11 @@ test("typed answers to prompts: approval letters and clarify choice numbers", ()
   assert.equal(parseClarifyAnswer("9", ["red", "blue"]), "9");
   assert.equal(parseClarifyAnswer(" green ", ["red"]), "green");
 });
+
+test("the status bar names the permission mode, and yolo once", () => {
+  const base = { model: "m", usage: usage(), busy: false, queued: 0, yolo: false };
+  assert.equal(statusText({ ...base, mode: "plan" }), "m · plan mode · /help");
+  assert.equal(statusText({ ...base, mode: "auto-edit" }), "m · auto-edit mode · /help");
+  assert.equal(statusText({ ...base, mode: "yolo" }), "m · YOLO · /help");
+  assert.equal(statusText({ ...base, mode: "ask", yolo: true }), "m · YOLO · /help");
+});

@@ -234,3 +234,29 @@ test("a failed turn shows why in the transcript and the prompt comes back", asyn
   pane.keys("Enter");
   await pane.waitFor(/answered after the failure/);
 });
+
+test("Shift+Tab cycles the permission mode in the status bar; plan mode refuses a write; /build leaves it and carries on", async () => {
+  fake.setScript([
+    { toolCalls: [{ name: "write_file", arguments: { path: "hermes-tui-plan-never-written.txt", content: "x" } }] },
+    (req) => ({ text: `tool said: ${lastToolResults(req)[0]!.slice(0, 40)}` }),
+    { text: "building now" },
+  ]);
+  const pane = Pane.start("modes");
+  await pane.ready();
+  await pane.waitFor(/^ scripted · ask mode · \/help/m);
+  pane.keys("BTab");
+  await pane.waitFor(/^ scripted · auto-edit mode · \/help/m);
+  await pane.waitFor(/Auto-edit mode: file edits inside the project run without asking/);
+  pane.keys("BTab");
+  await pane.waitFor(/^ scripted · YOLO · \/help/m);
+  pane.keys("BTab");
+  await pane.waitFor(/^ scripted · plan mode · \/help/m);
+  pane.type("write the file");
+  pane.keys("Enter");
+  await pane.waitFor(/tool said: Plan mode is on \(read-only\), so this/);
+  assert.equal(existsSync("hermes-tui-plan-never-written.txt"), false);
+  pane.type("/build");
+  pane.keys("Enter");
+  await pane.waitFor(/building now/);
+  await pane.waitFor(/^ scripted · [\d.k]+ in \/ \d+ out · ctx \d+% · ask mode · \/help/m);
+});

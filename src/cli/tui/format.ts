@@ -40,8 +40,8 @@ export function statusText(input: StatusInput): string {
     if (input.showCost) parts.push(input.usage.cost === undefined ? "cost unknown" : formatCost(input.usage.cost));
   }
   if (input.context) parts.push(`ctx ${input.context.percent}%`);
-  if (input.mode) parts.push(`${input.mode} mode`);
-  if (input.yolo) parts.push("YOLO");
+  if (input.yolo || input.mode === "yolo") parts.push("YOLO");
+  else if (input.mode) parts.push(`${input.mode} mode`);
   if (input.queued > 0) parts.push(`${input.queued} queued`);
   parts.push(input.busy ? "working (Ctrl+C to stop)" : "/help");
   return parts.join(" · ");
