@@ -3,7 +3,9 @@
  * /status, /queue and /steer work while an agent runs; commands that change the conversation
  * wait until it is idle. Admin-only commands say so to everyone else.
  */
+
 import { cronCommand } from "../tools/builtin/cron-command.js";
+import { isPermissionMode } from "../tools/permissions/gate.js";
 import { packageVersion } from "../util/version.js";
 import type { GatewayRunner } from "./runner.js";
 import type { ToolProgressMode } from "./settings.js";
@@ -180,6 +182,28 @@ const COMMANDS: Record<string, GatewayCommand> = {
       return approvals.yolo
         ? "YOLO on: dangerous commands run without asking."
         : "YOLO off: dangerous commands ask first.";
+    },
+  },
+  mode: {
+    summary: "permission mode: /mode plan|ask|auto-edit|yolo (auto-edit and yolo: admin)",
+    whileBusy: true,
+    async run(ctx, args) {
+      const gate = agentOf(ctx)?.options.permissions;
+      const current =
+        ctx.runner.permissionModes.get(ctx.sessionKey) ??
+        gate?.mode ??
+        ctx.runner.runtime.config.approvals.default_mode;
+      const wanted = args.toLowerCase();
+      if (!wanted) return `Mode: ${current}. /mode plan|ask|auto-edit|yolo changes it.`;
+      if (!isPermissionMode(wanted)) return "Usage: /mode plan|ask|auto-edit|yolo";
+      if ((wanted === "auto-edit" || wanted === "yolo") && !ctx.admin && (await adminExists(ctx))) {
+        return `/mode ${wanted} is for the admin only.`;
+      }
+      ctx.runner.permissionModes.set(ctx.sessionKey, wanted);
+      if (gate) gate.mode = wanted;
+      return wanted === "plan"
+        ? "Plan mode: I will only read and investigate, then propose a plan. /mode ask lets me carry it out."
+        : `Mode: ${wanted}.`;
     },
   },
   title: {

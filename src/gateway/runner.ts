@@ -4,11 +4,13 @@
  * too), then authorized, then either handled as a slash command or queued in its session's
  * lane, where the session's agent runs it. Replies go out through the delivery ledger.
  */
+
 import type { Agent } from "../agent/agent.js";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import type { GatewayStore } from "../state/gateway-store.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
 import type { CronToolBackend } from "../tools/builtin/cronjob.js";
+import type { PermissionMode } from "../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import { authorize, pairingReply, requestPairing } from "./authorization.js";
 import { type CommandContext, handleCommand, parseCommand } from "./commands.js";
@@ -51,6 +53,8 @@ const PRUNE_EVERY_MS = 6 * 3_600_000;
 
 export class GatewayRunner {
   readonly interactions = new PendingInteractions();
+  /** Permission modes chats chose with /mode, by session key (others use approvals.default_mode). */
+  readonly permissionModes = new Map<string, PermissionMode>();
   readonly deliveries: DeliveryQueue;
   private readonly lanes: LaneSet<Turn>;
   private readonly adapters = new Map<string, PlatformAdapter>();

@@ -51,6 +51,7 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
     toolsets: settings.toolsets(message.platform),
     interactive: attended,
     ...(sessionId ? { sessionId } : {}),
+    ...(runner.permissionModes.has(sessionKey) ? { permissionMode: runner.permissionModes.get(sessionKey)! } : {}),
     requestApproval: (request) => runner.askApproval(message, sessionKey, request),
     // A job the agent schedules from this chat delivers back here.
     services: {
