@@ -118,7 +118,10 @@ test("a context engine or memory provider this build lacks is named on stderr, a
     assert.equal(code, 0);
     assert.equal(stdout, "fine\n");
     assert.match(stderr, /context\.engine "lcm" is not available; the built-in compressor manages the context/);
-    assert.match(stderr, /memory\.provider "honcho" is not available; memory stays in MEMORY\.md and USER\.md/);
+    assert.match(
+      stderr,
+      /memory\.provider "honcho" is not available \(known: local\); memory stays in MEMORY\.md and USER\.md/,
+    );
   } finally {
     await fake.close();
     rmSync(home, { recursive: true, force: true });

@@ -86,6 +86,9 @@ test("the built-in registry has every documented command and alias, and /help li
     "verbose",
     "reasoning",
     "yolo",
+    "mode",
+    "build",
+    "rollback",
     "help",
     "quit",
   ];

@@ -68,6 +68,11 @@ class Pane {
     return tmux("capture-pane", "-p", "-t", this.name);
   }
 
+  /** The screen with everything scrolled off above it. */
+  scrollback(): string {
+    return tmux("capture-pane", "-p", "-S", "-", "-t", this.name);
+  }
+
   type(text: string): void {
     tmux("send-keys", "-t", this.name, "-l", text);
   }
@@ -139,7 +144,8 @@ test("/help lists the slash commands, an approval prompt starts on Deny, and /qu
   await pane.ready();
   pane.type("/help");
   pane.keys("Enter");
-  const help = await pane.waitFor(/\/quit +leave hermes/);
+  await pane.waitFor(/\/quit +leave hermes/);
+  const help = pane.scrollback();
   for (const name of ["/new", "/retry", "/undo", "/compress", "/steer", "/queue", "/model", "/yolo", "/usage"]) {
     assert.ok(help.includes(name), `${name} is listed`);
   }
