@@ -71,7 +71,8 @@ for (const name of wanted.length > 0 ? wanted : Object.keys(MODULES)) {
     concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
     reporters: ["clear-text", "html"],
     htmlReporter: { fileName: `reports/mutation/${name}.html` },
-    tempDirName: ".stryker-tmp",
+    // One sandbox directory per module, so runs of different modules can go side by side.
+    tempDirName: `.stryker-tmp/${name}`,
     ignorePatterns: ["dist", ".bench-tmp", "reports", ".stryker-tmp"],
     cleanTempDir: "always",
     // Stryker would rewrite tsconfig.json with the TypeScript compiler API, which TypeScript 7
