@@ -23,8 +23,10 @@ import { customProvidersSchema, providersSchema } from "./config-providers.js";
 import {
   checkpointsSection,
   hooksSection,
+  learningSection,
   permissionsSection,
   pluginsSection,
+  skillsSection,
   streamingSection,
   timeZoneText,
 } from "./config-sections.js";
@@ -41,7 +43,16 @@ export const API_MODES = [
 ] as const;
 export const REASONING_EFFORTS = ["", "none", "minimal", "low", "medium", "high", "xhigh"] as const;
 export const POOL_STRATEGIES = ["fill_first", "round_robin", "random", "least_used"] as const;
-export const AUXILIARY_TASKS = ["compression", "title", "vision", "web_extract", "session_search", "approval"] as const;
+export const AUXILIARY_TASKS = [
+  "compression",
+  "title",
+  "vision",
+  "web_extract",
+  "session_search",
+  "approval",
+  "review",
+  "curator",
+] as const;
 /** How much a session may do without asking (see docs/security.md). */
 export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -328,6 +339,8 @@ export const configSchema = z.object(
       default_mode: oneOf(PERMISSION_MODES).default("ask"),
     }),
     checkpoints: checkpointsSection,
+    learning: learningSection,
+    skills: skillsSection,
     permissions: permissionsSection,
     plugins: pluginsSection,
     hooks: hooksSection,

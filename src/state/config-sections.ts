@@ -105,3 +105,37 @@ export const hooksSection = z
     accepts("a mapping of event names to commands"),
   )
   .default({});
+
+/** What the learning loop does with what it learns (see docs/learning.md). */
+export const LEARNING_MODES = ["auto", "review", "off"] as const;
+
+export const learningSection = section({
+  /** auto: apply and say so in one line; review: queue for /learn and `hermes learn`; off. */
+  mode: z.enum(LEARNING_MODES, accepts("auto, review or off")).default("auto"),
+  /** A finished task with at least this many tool calls is reviewed for something worth keeping. */
+  review_min_tool_calls: integerAtLeast(1, 8),
+  curator: section({
+    /** Skills not used for this many days are marked stale... */
+    stale_after_days: integerAtLeast(1, 30),
+    /** ...and moved to skills/.archive/ after this many. */
+    archive_after_days: integerAtLeast(1, 90),
+    /** The curator runs when a session starts at most this often. */
+    interval_days: integerAtLeast(1, 7),
+  }),
+});
+
+/** A skills hub: a JSON index of skills with their URLs and checksums. */
+const skillHub = z.object(
+  {
+    name: z.string(accepts("a name for the hub")).min(1),
+    url: z.string(accepts("the index URL")).min(1),
+    /** trusted hubs may install skills the scan rates "caution" without --force. */
+    trust: z.enum(["trusted", "community"], accepts("trusted or community")).default("community"),
+  },
+  accepts("a hub: {name, url, trust}"),
+);
+
+export const skillsSection = section({
+  /** Hub indexes `hermes skills search` and `install` read (see docs/skills.md). */
+  hubs: z.array(skillHub, accepts("a list of hubs")).default([]),
+});
