@@ -34,7 +34,7 @@ import {
 import type { MemoryManager } from "./memory-manager.js";
 import { stripMemoryContext } from "./memory-scrubber.js";
 import type { ModelRoute } from "./model-call.js";
-import { type AgentOptions, resolveRoutes, resolveToolNames } from "./options.js";
+import { type AgentOptions, type FinishedTurn, resolveRoutes, resolveToolNames } from "./options.js";
 import type { RunOptions, RunResult } from "./run-types.js";
 import { buildSessionPrompt, resolveMemory, withCompactionNote, withRecalledMemory } from "./session-prompt.js";
 import { SessionRecorder } from "./session-recorder.js";
@@ -323,7 +323,10 @@ export class Agent {
       this.recalled = "";
       await this.recorder.recordUsage(caller.usage, caller.lastRoute.model);
     }
-    if (completed) await this.memory?.finishTurn(userMessage, finalResponse, this.hookFacts());
+    if (completed) {
+      await this.memory?.finishTurn(userMessage, finalResponse, this.hookFacts());
+      this.options.learning?.turnFinished(this.finishedTurn(userMessage, finalResponse, toolCallCount));
+    }
     await this.options.hooks?.notify("post_llm_call", {
       ...this.hookFacts(),
       userMessage,
@@ -538,6 +541,21 @@ export class Agent {
   private async append(message: Message): Promise<void> {
     this.history.push(message);
     await this.recorder.append(message);
+  }
+
+  private finishedTurn(userMessage: string, finalResponse: string, toolCalls: number): FinishedTurn {
+    let start = this.history.length - 1;
+    while (start > 0 && this.history[start]!.role !== "user") start--;
+    const store = this.memory?.store;
+    return {
+      ...this.hookFacts(),
+      userMessage,
+      finalResponse,
+      toolCalls,
+      messages: this.history.slice(start),
+      ...(store ? { memory: store, memoryDir: store.dir } : {}),
+      announce: (message) => this.emitter.emit({ type: "status", kind: "learning", message }),
+    };
   }
 
   private checkpointBefore(call: { name: string; args: Record<string, unknown>; cwd: string }): Promise<void> {

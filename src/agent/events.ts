@@ -1,6 +1,15 @@
 /** Typed events an Agent emits while it works, and an emitter whose listeners can never break the loop. */
 
-export type StatusKind = "retry" | "fallback" | "compression" | "budget" | "guardrail" | "info" | "warning" | "waiting";
+export type StatusKind =
+  | "retry"
+  | "fallback"
+  | "compression"
+  | "budget"
+  | "guardrail"
+  | "info"
+  | "warning"
+  | "waiting"
+  | "learning";
 
 export type AgentEvent =
   | { type: "text_delta"; text: string }

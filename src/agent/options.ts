@@ -2,7 +2,8 @@
 
 import type { CredentialPool } from "../llm/credential-pool.js";
 import { createTransport } from "../llm/providers.js";
-import type { ApiMode, Transport } from "../llm/types.js";
+import type { ApiMode, Message, Transport } from "../llm/types.js";
+import type { MemoryStore } from "../state/memory-store.js";
 import type { SessionStore } from "../state/session-store.js";
 import type { PermissionGate } from "../tools/permissions/gate.js";
 import type { ToolContext, ToolRegistry } from "../tools/registry.js";
@@ -29,6 +30,27 @@ export interface RouteSpec {
   credentialPool?: CredentialPool;
   /** Longest wait for the first byte of a reply (`agent.first_byte_timeout`). */
   firstByteTimeoutMs?: number;
+}
+
+/** A completed turn, as the learning loop reads it. */
+export interface FinishedTurn {
+  sessionId: string;
+  platform: string;
+  userMessage: string;
+  finalResponse: string;
+  toolCalls: number;
+  /** The turn's messages, from the user's message on. */
+  messages: Message[];
+  /** The session's MEMORY.md / USER.md store, and its directory. */
+  memory?: MemoryStore;
+  memoryDir?: string;
+  /** Shows the user one line about what was learnt (after the turn, as a status event). */
+  announce(message: string): void;
+}
+
+/** Reviews finished turns for something worth keeping (the runtime's learning loop). */
+export interface TurnLearner {
+  turnFinished(turn: FinishedTurn): void;
 }
 
 export interface AgentOptions {
@@ -82,6 +104,8 @@ export interface AgentOptions {
    * enforced before each tool call. Per session: the mode changes with /mode and Shift+Tab.
    */
   permissions?: PermissionGate;
+  /** The learning loop: told about every completed turn (never given to subagents). */
+  learning?: TurnLearner;
   /**
    * Snapshots projects before the first change of each turn (`checkpoints.enabled`), for
    * `/rollback`. Per session.

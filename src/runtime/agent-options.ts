@@ -9,6 +9,7 @@ import { MemoryManager, type MemoryProviderSource } from "../agent/memory-manage
 import { resolveRoutes } from "../agent/options.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
 import type { HermesConfig } from "../state/config-schema.js";
+import { LearningLedger } from "../state/learning-ledger.js";
 import { MemoryStore } from "../state/memory-store.js";
 import { hermesPaths } from "../state/paths.js";
 import type { SessionStore } from "../state/session-store.js";
@@ -161,6 +162,8 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     services: {
       sessionSearch: (query: string, limit: number) => store.search(query, { limit }),
       approvals: input.approvals,
+      // Every change the model makes to its memory and skills is recorded, to be seen and undone.
+      changeLedger: new LearningLedger(input.home),
     },
     quiet: true,
     skillsIndex: input.skillsIndex,

@@ -4,6 +4,7 @@
  * fallback routes, the auxiliary client, the approval policy), and agents handed out per
  * session key from a bounded cache. Nothing here writes to a terminal: notices go to a callback.
  */
+
 import { join, resolve as resolvePath } from "node:path";
 import { Agent, type AgentOptions } from "../agent/agent.js";
 import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
@@ -17,6 +18,7 @@ import { loadConfigAsync } from "../state/config-load.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { applyTimeZone } from "../state/config-sections.js";
 import { loadDotEnv } from "../state/dotenv.js";
+import { LearningLedger } from "../state/learning-ledger.js";
 import { hermesHome, hermesPaths } from "../state/paths.js";
 import { profileHome } from "../state/profiles.js";
 import { openSessionStore, type SessionStore } from "../state/session-store.js";
@@ -32,6 +34,7 @@ import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeature
 import { checkpointsWanted, pruneCheckpointsInBackground, sessionCheckpointer } from "./checkpoints.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
+import { Learner } from "./learning/learner.js";
 import type { DetectOptions } from "./local-servers.js";
 import { memoryProviderNames, memoryProviderSource } from "./memory-providers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
@@ -168,6 +171,8 @@ export interface HermesRuntime {
   auxiliary(): Promise<AuxiliaryClient>;
   /** Plugins and hooks of this process, when any are installed or configured. */
   readonly extensions: Extensions | undefined;
+  /** The learning loop (reviews after substantial tasks, /learn), unless `learning.mode: off`. */
+  readonly learner: Learner | undefined;
   /** Restart the MCP servers from the current config.yaml; returns status lines. */
   reloadMcp(): Promise<string[]>;
   close(): Promise<void>;
@@ -337,6 +342,11 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     memory: memoryWiring,
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
+  const learner =
+    config.learning.mode === "off"
+      ? undefined
+      : new Learner({ home, config, registry, ledger: new LearningLedger(home), auxiliary, notice: (m) => notice(m) });
+  if (learner) baseOptions.learning = learner;
   const engine = contextEngines?.get(config.context.engine);
   if (engine) baseOptions.contextEngine = engine.item;
   base = baseOptions;
@@ -408,6 +418,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     registry,
     sandbox,
     extensions,
+    learner,
     createAgent,
     agentFor(key, request) {
       const cached = cache.get(key);
@@ -449,6 +460,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     close: async () => {
       log("info", "runtime", "close", { platform: options.platform ?? "cli" });
       await Promise.all(cache.agents().map((agent) => agent.endSession("shutdown")));
+      await learner?.idle();
       cache.close();
       for (const memory of [baseOptions.memory, ...scopedMemory.values()]) if (memory) await memory.shutdown();
       await pruning;

@@ -54,6 +54,7 @@ const ABANDONED = Symbol("abandoned");
  */
 const PARENT_ONLY_OPTIONS = [
   "sessionId",
+  "learning",
   "sessionStore",
   "onEvent",
   "clarify",

@@ -1,4 +1,5 @@
 /** The `memory` tool: save, correct and drop durable facts in MEMORY.md and USER.md. */
+import { recordChange, snapshotFiles } from "../../util/change-ledger.js";
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
@@ -6,6 +7,8 @@ type Target = "memory" | "user";
 
 /** What the tool needs of the memory store the agent passes as `ctx.services.memory`. */
 export interface MemoryService {
+  /** The file an entry of `target` lives in (for the change ledger). */
+  path?(target: Target): string;
   add(target: Target, content: string): unknown;
   replace(target: Target, oldText: string, newContent: string): unknown;
   remove(target: Target, oldText: string): unknown;
@@ -33,11 +36,25 @@ function isMemoryService(value: unknown): value is MemoryService {
   );
 }
 
-export async function memoryTool(args: MemoryArgs, ctx: Pick<ToolContext, "services">): Promise<string> {
+export async function memoryTool(args: MemoryArgs, ctx: Pick<ToolContext, "services" | "sessionId">): Promise<string> {
   const store = ctx.services?.memory;
   if (!isMemoryService(store)) {
     return JSON.stringify({ success: false, error: "Persistent memory is turned off in this session." });
   }
+  const file = store.path?.(args.target);
+  const before = file ? snapshotFiles([file]) : undefined;
+  const result = await applyMemoryAction(store, args);
+  if (file && before) {
+    const what = args.action === "remove" ? (args.old_text ?? "") : (args.content ?? "");
+    const name = args.target === "user" ? "USER.md" : "MEMORY.md";
+    const summary = `${args.action} ${name}: ${what.replace(/\s+/g, " ").slice(0, 80)}`;
+    const change = { kind: "memory" as const, target: name, action: args.action, summary };
+    await recordChange(ctx.services, ctx.sessionId, change, before, snapshotFiles([file]));
+  }
+  return typeof result === "string" ? result : JSON.stringify(result);
+}
+
+async function applyMemoryAction(store: MemoryService, args: MemoryArgs): Promise<unknown> {
   const content = args.content ?? "";
   const oldText = args.old_text ?? "";
   let result: unknown;
@@ -57,7 +74,7 @@ export async function memoryTool(args: MemoryArgs, ctx: Pick<ToolContext, "servi
       result = await store.remove(args.target, oldText);
       break;
   }
-  return JSON.stringify(result);
+  return result;
 }
 
 export function registerMemoryTools(registry: ToolRegistry): void {

@@ -2,10 +2,11 @@
  * The `skills` toolset: skills_list and skill_view read the skills on disk at call time (so a
  * skill written mid-session is usable at once), skill_manage edits the user's skills.
  */
+import { filesUnder, recordChange, snapshotFiles } from "../../util/change-ledger.js";
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { discoverSkills, findSkill } from "./discovery.js";
-import { MANAGE_ACTIONS, manageSkill } from "./manage.js";
+import { locateUserSkill, MANAGE_ACTIONS, type ManageArgs, type ManageResult, manageSkill } from "./manage.js";
 import { UNCATEGORIZED } from "./skills-index.js";
 import { viewSkill } from "./view.js";
 
@@ -129,8 +130,31 @@ export function registerSkillsTools(registry: ToolRegistry, options: SkillsTools
       "references/, templates/, scripts/ or assets/. Only skills in the user's skills folder can be changed. " +
       "New skills appear in the skills index from the next session; skill_view can load them at once.",
     parameters: skillManageParameters,
-    handler: async (args) => JSON.stringify(manageSkill(options.home, args)),
+    handler: async (args, ctx) => JSON.stringify(await manageSkillRecorded(options.home, args, ctx)),
     parallelSafe: false,
     emoji: "🛠️",
   });
+}
+
+/** `skill_manage`, with what it changed handed to the session's change ledger. */
+export async function manageSkillRecorded(
+  home: string,
+  args: ManageArgs,
+  ctx: Pick<ToolContext, "services" | "sessionId">,
+): Promise<ManageResult> {
+  const dirBefore = locateUserSkill(home, args.name);
+  const before = snapshotFiles(dirBefore ? filesUnder(dirBefore) : []);
+  const result = manageSkill(home, args);
+  if (!result.success) return result;
+  const dirAfter = locateUserSkill(home, args.name);
+  const after = snapshotFiles(dirAfter ? filesUnder(dirAfter) : []);
+  const summary = `${args.action} skill ${args.name}${args.file_path ? ` (${args.file_path})` : ""}`;
+  await recordChange(
+    ctx.services,
+    ctx.sessionId,
+    { kind: "skill", target: args.name, action: args.action, summary },
+    before,
+    after,
+  );
+  return result;
 }
