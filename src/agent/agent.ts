@@ -4,8 +4,10 @@
  * the context is filling up, call the model with recovery, validate and run tool calls, loop —
  * and persists each message as soon as it is final.
  */
+
 import { randomUUID } from "node:crypto";
 import type { ContentPart, Message, ToolCall } from "../llm/types.js";
+import type { MemoryStore } from "../state/memory-store.js";
 import { sessionIdNew } from "../state/titles.js";
 import { writeTrajectory } from "../state/trajectories.js";
 import { planModeNote } from "../tools/permissions/gate.js";
@@ -511,6 +513,11 @@ export class Agent {
       tokensBefore: result.tokensBefore,
       tokensAfter: result.tokensAfter,
     });
+  }
+
+  /** The session's MEMORY.md / USER.md store (for /learn), when memory is on. */
+  get memoryStore(): MemoryStore | undefined {
+    return this.memory?.store;
   }
 
   /** The session is over (the surface closes it, evicts it or starts afresh): hooks and memory hear of it. */

@@ -15,6 +15,7 @@ import { registerGatewayCommands } from "./commands/gateway.js";
 import { registerHelpCommand } from "./commands/help.js";
 import { registerHooksCommands } from "./commands/hooks.js";
 import { registerImportCommands } from "./commands/import.js";
+import { registerLearnCommands } from "./commands/learn.js";
 import { registerLogsCommand } from "./commands/logs.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerMemoryCommands } from "./commands/memory.js";
@@ -151,6 +152,7 @@ export function buildProgram(): Command {
   registerHooksCommands(program);
   registerMemoryCommands(program);
   registerCheckpointsCommands(program);
+  registerLearnCommands(program);
   registerHelpCommand(program);
 
   program

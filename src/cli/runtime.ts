@@ -5,6 +5,7 @@
 
 import type { Agent } from "../agent/agent.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
+import type { Learner } from "../runtime/learning/learner.js";
 import type { DetectOptions } from "../runtime/local-servers.js";
 import type { Extensions } from "../runtime/plugins/setup.js";
 import { openRuntime } from "../runtime/runtime.js";
@@ -33,6 +34,8 @@ export interface Runtime {
   auxiliary(): Promise<AuxiliaryClient>;
   /** Plugins and hooks, when any are installed or configured. */
   extensions?: Extensions;
+  /** The learning loop (/learn), unless learning.mode is off. */
+  learner?: Learner;
   home: string;
   close(): Promise<void>;
 }
@@ -130,6 +133,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     auxiliary: () => runtime.auxiliary(),
     reloadMcp: () => runtime.reloadMcp(),
     ...(runtime.extensions ? { extensions: runtime.extensions } : {}),
+    ...(runtime.learner ? { learner: runtime.learner } : {}),
     home: runtime.home,
     close: async () => {
       await agent.endSession("closed");

@@ -89,6 +89,7 @@ test("the built-in registry has every documented command and alias, and /help li
     "mode",
     "build",
     "rollback",
+    "learn",
     "help",
     "quit",
   ];

@@ -116,6 +116,52 @@ export const sessionCommands: Command[] = [
     },
   },
   {
+    name: "learn",
+    args: "[WHAT | list | apply ID|all | reject ID|all]",
+    description: "turn this session into a skill or memory now, or decide on queued learning proposals",
+    category: "session",
+    async run(args, ctx) {
+      if (ctx.busy) return ctx.print(BUSY);
+      const learner = ctx.runtime.learner;
+      if (!learner) return ctx.print("Learning is off (learning.mode: off in config.yaml).");
+      const [word, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+      const { proposalLine, applyQueued } = await import("../commands/learn.js");
+      if (word === "list" || (!word && learner.queue.list().length > 0)) {
+        const queued = learner.queue.list();
+        if (queued.length === 0) return ctx.print("No proposals waiting.");
+        return ctx.print(
+          `${queued.map(proposalLine).join("\n")}\n/learn apply ID|all or /learn reject ID|all decides.`,
+        );
+      }
+      if (word === "apply" || word === "reject") {
+        const ids = rest[0] === "all" ? undefined : rest.map(Number).filter((n) => Number.isInteger(n) && n > 0);
+        if (ids !== undefined && ids.length === 0) return ctx.print(`Usage: /learn ${word} ID...|all`);
+        const taken = learner.queue.take(ids);
+        if (taken.length === 0) return ctx.print("No such proposal (/learn list shows them).");
+        return ctx.print(
+          word === "reject" ? `Rejected ${taken.length} proposal(s).` : (await applyQueued(taken)).join("\n"),
+        );
+      }
+      const { agent } = ctx.runtime;
+      const memory = agent.memoryStore;
+      ctx.print("Reviewing this session for something worth keeping…");
+      const report = await learner.learnNow(
+        {
+          sessionId: agent.sessionId,
+          platform: "cli",
+          userMessage: args,
+          finalResponse: "",
+          toolCalls: 0,
+          messages: await ctx.messages(),
+          ...(memory ? { memory, memoryDir: memory.dir } : {}),
+          announce: (line) => ctx.print(line),
+        },
+        args.trim(),
+      );
+      ctx.print(report);
+    },
+  },
+  {
     name: "rollback",
     args: "[N [FILE] [--force] | diff N]",
     description: "list checkpoints of this project, restore one (or one file), or show its diff",

@@ -49,7 +49,7 @@ export interface ApplyDeps {
  */
 export async function applyProposal(
   deps: ApplyDeps,
-  proposal: Pick<ReviewProposal, "kind" | "args">,
+  proposal: { kind: "memory" | "skill"; args: object },
   turn: Pick<FinishedTurn, "sessionId" | "platform" | "memory">,
   actor: ChangeActor,
 ): Promise<AppliedProposal> {
