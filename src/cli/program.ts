@@ -10,6 +10,7 @@ import { registerBackupCommands } from "./commands/backup.js";
 import { registerCheckpointsCommands } from "./commands/checkpoints.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerCronCommands } from "./commands/cron.js";
+import { registerCuratorCommands } from "./commands/curator.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerGatewayCommands } from "./commands/gateway.js";
 import { registerHelpCommand } from "./commands/help.js";
@@ -153,6 +154,7 @@ export function buildProgram(): Command {
   registerMemoryCommands(program);
   registerCheckpointsCommands(program);
   registerLearnCommands(program);
+  registerCuratorCommands(program);
   registerHelpCommand(program);
 
   program

@@ -34,6 +34,7 @@ import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeature
 import { checkpointsWanted, pruneCheckpointsInBackground, sessionCheckpointer } from "./checkpoints.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
+import { curateInBackground } from "./learning/curator-schedule.js";
 import { Learner } from "./learning/learner.js";
 import type { DetectOptions } from "./local-servers.js";
 import { memoryProviderNames, memoryProviderSource } from "./memory-providers.js";
@@ -224,9 +225,10 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const startMode: PermissionMode =
     overrides.permissionMode ?? (overrides.yolo ? "yolo" : config.approvals.default_mode);
   const defaultPlatform = options.platform ?? "cli";
-  const pruning = checkpointsWanted(config, defaultPlatform, options.interactive ?? false)
-    ? pruneCheckpointsInBackground(home, config, (message) => notice(message))
-    : undefined;
+  // Housekeeping where a person works with the agent: old checkpoints and unused skills.
+  const attended = checkpointsWanted(config, defaultPlatform, options.interactive ?? false);
+  const pruning = attended ? pruneCheckpointsInBackground(home, config, (message) => notice(message)) : undefined;
+  const curating = attended ? curateInBackground(home, config, (message) => notice(message)) : undefined;
   const pluginMemoryProviders = extensions?.plugins.memoryProviders;
   for (const note of unavailableFeatures(
     config,
@@ -464,6 +466,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       cache.close();
       for (const memory of [baseOptions.memory, ...scopedMemory.values()]) if (memory) await memory.shutdown();
       await pruning;
+      await curating;
       // Background processes the model started do not outlive the process that runs the agent,
       // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).
       const processes = defaultProcessManager();

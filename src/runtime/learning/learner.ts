@@ -13,6 +13,7 @@ import type { LearningLedger } from "../../state/learning-ledger.js";
 import { type Proposal, ProposalQueue } from "../../state/learning-proposals.js";
 import type { ToolContext, ToolRegistry } from "../../tools/registry.js";
 import { discoverSkills } from "../../tools/skills/discovery.js";
+import { recordSkillUse } from "../../tools/skills/usage.js";
 import type { ChangeActor } from "../../util/change-ledger.js";
 import { describeProposal, isCorrection, parseReview, type ReviewProposal, reviewMessages } from "./review.js";
 
@@ -88,6 +89,7 @@ export class Learner implements TurnLearner {
 
   /** Called by the agent when a turn completed; schedules a review when the turn deserves one. */
   turnFinished(turn: FinishedTurn): void {
+    this.countSkillUses(turn);
     if (this.mode === "off" || UNREVIEWED_PLATFORMS.has(turn.platform)) return;
     const substantial = turn.toolCalls >= this.options.config.learning.review_min_tool_calls;
     if (!substantial && !isCorrection(turn.userMessage)) return;
@@ -124,6 +126,29 @@ export class Learner implements TurnLearner {
     const results: AppliedProposal[] = [];
     for (const proposal of proposals) results.push(await applyProposal(this.options, proposal, turn, actor));
     return results;
+  }
+
+  /** A completed task that loaded a skill is a successful use of it (the curator keeps such skills). */
+  private countSkillUses(turn: FinishedTurn): void {
+    const names = new Set<string>();
+    for (const message of turn.messages) {
+      for (const call of message.role === "assistant" ? (message.tool_calls ?? []) : []) {
+        if (call.function.name !== "skill_view") continue;
+        try {
+          const name = (JSON.parse(call.function.arguments) as { name?: unknown }).name;
+          if (typeof name === "string" && name.trim()) names.add(name.trim());
+        } catch {
+          // A call with broken arguments loaded nothing.
+        }
+      }
+    }
+    for (const name of names) {
+      try {
+        recordSkillUse(this.options.home, name, "use", (this.options.now ?? Date.now)());
+      } catch (error) {
+        this.options.notice(`could not count a use of skill ${name}: ${(error as Error).message}`);
+      }
+    }
   }
 
   private userSkills(): string[] {

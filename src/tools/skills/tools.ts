@@ -8,6 +8,7 @@ import type { ToolContext, ToolRegistry } from "../registry.js";
 import { discoverSkills, findSkill } from "./discovery.js";
 import { locateUserSkill, MANAGE_ACTIONS, type ManageArgs, type ManageResult, manageSkill } from "./manage.js";
 import { UNCATEGORIZED } from "./skills-index.js";
+import { recordSkillUse } from "./usage.js";
 import { viewSkill } from "./view.js";
 
 export interface SkillsToolsOptions {
@@ -93,7 +94,18 @@ export function skillViewTool(
   if (!skill) {
     return JSON.stringify({ success: false, error: `no skill named "${args.name}"; skills_list shows what exists` });
   }
-  return JSON.stringify(viewSkill(skill, args.file_path));
+  const view = viewSkill(skill, args.file_path);
+  if (view.success) recordView(options.home, skill.name);
+  return JSON.stringify(view);
+}
+
+/** The curator reads these; a failure to count must never fail the view. */
+function recordView(home: string, name: string): void {
+  try {
+    recordSkillUse(home, name, "view");
+  } catch {
+    // Counting is best effort.
+  }
 }
 
 export function registerSkillsTools(registry: ToolRegistry, options: SkillsToolsOptions): void {
