@@ -19,6 +19,7 @@ import { benchCompression } from "./compression.js";
 import { benchGatewaySoak } from "./gateway-soak.js";
 import { benchImport } from "./import.js";
 import { benchImports } from "./imports.js";
+import { benchLearning } from "./learning.js";
 import { benchLongLived } from "./long-lived.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchOneShot } from "./one-shot.js";
@@ -59,6 +60,7 @@ const GROUPS: Group[] = [
   { name: "imports", title: "Import time of the LLM layer", run: () => rows(benchImports()) },
   { name: "api-server", title: "API server under load", run: () => rows(benchApiServer()) },
   { name: "sandbox", title: "Sandbox", run: () => rows(benchSandbox()) },
+  { name: "learning", title: "Learning review", run: () => rows(benchLearning()) },
   { name: "checkpoints", title: "Checkpoints (5,000-file project)", run: () => rows(benchCheckpoints()) },
   { name: "import", title: "Drop-in import", run: () => rows(benchImport()) },
   { name: "platforms", title: "Messaging platforms", run: () => rows(benchPlatforms()) },

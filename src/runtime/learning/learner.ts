@@ -157,7 +157,9 @@ export class Learner implements TurnLearner {
   }
 
   private schedule(task: () => Promise<void>): void {
-    this.line = this.line.then(task).catch((error: unknown) => {
+    // The review starts on a later turn of the event loop, after the caller has the answer.
+    const later = () => new Promise<void>((resolve) => setImmediate(resolve));
+    this.line = this.line.then(later).then(task).catch((error: unknown) => {
       this.options.notice(`learning review failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   }
