@@ -1,5 +1,6 @@
 /**
- * `hermes skills list|view|install|remove|check`. The skills modules load inside each action,
+ * `hermes skills list|view|search|install|update|audit|uninstall|check`. The skills and hub
+ * modules load inside each action,
  * so registering these commands costs nothing at startup. Every subcommand first seeds the
  * bundled skills, which is a no-op once they are in place.
  */
@@ -17,12 +18,31 @@ async function skillsContext() {
   return { home, ...discovery };
 }
 
+/** The skills context plus the hub modules and the configured hubs; undefined (reported) when the config is broken. */
+async function hubContext(io: CommandIo, options: { hubs?: boolean } = {}) {
+  const [ctx, hub] = await Promise.all([skillsContext(), import("../../tools/skills/hub/index.js")]);
+  let hubs: Array<{ name: string; url: string; trust: "trusted" | "community" }> = [];
+  if (options.hubs !== false) {
+    try {
+      const { loadConfig } = await import("../../state/config.js");
+      hubs = loadConfig({ home: ctx.home }).config.skills.hubs;
+    } catch (error) {
+      io.err(`${(error as Error).message}\nFix config.yaml (see hermes config check), then try again.`);
+      io.setExitCode(1);
+      return undefined;
+    }
+  }
+  return { ...ctx, hub, hubs };
+}
+
 function reportProblems(io: CommandIo, problems: Array<{ path: string; message: string }>): void {
   for (const problem of problems) io.err(`warning: ${problem.path}: ${problem.message}`);
 }
 
 export function registerSkillsCommands(program: Command, io: CommandIo = processIo): Command {
-  const skills = program.command("skills").description("list, view, install, remove and check skills");
+  const skills = program
+    .command("skills")
+    .description("list, view, search, install, update, audit, uninstall and check skills");
 
   skills
     .command("list")
@@ -76,38 +96,142 @@ export function registerSkillsCommands(program: Command, io: CommandIo = process
     });
 
   skills
-    .command("install <path>")
-    .description("copy a skill folder into HERMES_HOME/skills after validating and scanning it")
-    .option("--category <name>", "install into this category folder")
-    .option("--force", "replace an installed skill of the same name")
-    .action(async (path: string, opts: { category?: string; force?: boolean }) => {
-      const ctx = await skillsContext();
-      const { installSkillDir } = await import("../../tools/skills/install.js");
-      const result = installSkillDir(ctx.home, path, {
-        ...(opts.category ? { category: opts.category } : {}),
-        force: Boolean(opts.force),
-      });
-      if (!result.success) {
-        io.err(result.error);
+    .command("search [query]")
+    .description("list the skills of the configured hubs (skills.hubs) whose name or description matches")
+    .action(async (query: string | undefined) => {
+      const ctx = await hubContext(io);
+      if (!ctx) return;
+      if (!ctx.hubs.length) {
+        io.err("No skills hubs are configured: add one under skills.hubs in config.yaml (see docs/skills.md).");
         io.setExitCode(1);
         return;
       }
-      io.out(`Installed skill at ${result.path}`);
+      const found = await ctx.hub.searchHubs(ctx.hubs, query ?? "");
+      for (const warning of found.warnings) io.err(`warning: ${warning}`);
+      if (!found.reachable) {
+        io.setExitCode(1);
+        return;
+      }
+      if (!found.matches.length) {
+        io.out(query ? `No hub skills match "${query}".` : "The configured hubs list no skills.");
+        return;
+      }
+      const installed = ctx.hub.readHubLock(ctx.home).skills;
+      const labels = found.matches.map((entry) => `${entry.hub}/${entry.name}`);
+      const width = Math.max(...labels.map((label) => label.length));
+      found.matches.forEach((entry, i) => {
+        const mark = installed[entry.name]?.source.hub === entry.hub ? " (installed)" : "";
+        io.out(`${labels[i]!.padEnd(width)}  ${entry.description || "(no description)"}  [${entry.trust}]${mark}`);
+      });
     });
 
   skills
-    .command("remove <name>")
-    .description("delete a skill from HERMES_HOME/skills (bundled skills stay removed)")
+    .command("install <source>")
+    .description(
+      "install a skill from a folder, a .tar.gz, a git URL, a SKILL.md URL or a hub (hub/name or name), after quarantine and a security scan",
+    )
+    .option("--category <name>", "install into this category folder")
+    .option("--name <name>", "the skill to take from a source that holds several")
+    .option(
+      "--force",
+      "install a skill rated caution (or dangerous, from a trusted source), or replace an installed one",
+    )
+    .action(async (source: string, opts: { category?: string; name?: string; force?: boolean }) => {
+      const ctx = await hubContext(io);
+      if (!ctx) return;
+      const result = await ctx.hub.installSkill(ctx.home, source, {
+        hubs: ctx.hubs,
+        force: Boolean(opts.force),
+        ...(opts.category ? { category: opts.category } : {}),
+        ...(opts.name ? { name: opts.name } : {}),
+      });
+      const lines = result.report ? ctx.hub.findingLines(result.report) : [];
+      if (!result.ok) {
+        io.err(result.error ?? "the skill was not installed");
+        for (const line of lines) io.err(line);
+        io.setExitCode(1);
+        return;
+      }
+      for (const warning of result.warnings) io.err(`warning: ${warning}`);
+      for (const line of lines) io.err(line);
+      io.out(`Installed skill at ${result.path} ("${result.name}": ${result.report?.verdict}, ${result.trust} source)`);
+    });
+
+  skills
+    .command("update [name]")
+    .description(
+      "fetch installed skills again from their sources; shows a diff instead of overwriting your local edits",
+    )
+    .option("--force", "replace your local edits with upstream (and accept a caution rating from a community source)")
+    .action(async (name: string | undefined, opts: { force?: boolean }) => {
+      const ctx = await hubContext(io);
+      if (!ctx) return;
+      const outcome = await ctx.hub.updateSkills(ctx.home, name, { hubs: ctx.hubs, force: Boolean(opts.force) });
+      if (outcome.error) {
+        io.err(outcome.error);
+        io.setExitCode(1);
+        return;
+      }
+      if (!outcome.results.length) {
+        io.out("No skills were installed from a source; nothing to update.");
+        return;
+      }
+      for (const result of outcome.results) {
+        const ok = result.status === "updated" || result.status === "up-to-date";
+        if (ok || result.status === "local-edits") io.out(result.message);
+        else io.err(result.message);
+        for (const diff of result.diffs) io.out(diff);
+        if (result.status === "refused" && result.report)
+          for (const line of ctx.hub.findingLines(result.report)) io.err(line);
+        for (const warning of result.warnings) io.err(`warning: ${warning}`);
+        if (!ok) io.setExitCode(1);
+      }
+    });
+
+  skills
+    .command("audit [name]")
+    .description("scan installed skills again and print each one's verdict and trust; exit 1 when one is dangerous")
+    .action(async (name: string | undefined) => {
+      const ctx = await hubContext(io, { hubs: false });
+      if (!ctx) return;
+      const outcome = ctx.hub.auditInstalledSkills(ctx.home, name);
+      if (outcome.error) {
+        io.err(outcome.error);
+        io.setExitCode(1);
+        return;
+      }
+      const width = Math.max(0, ...outcome.audits.map((audit) => audit.name.length));
+      const counts = { safe: 0, caution: 0, dangerous: 0, invalid: 0 };
+      for (const audit of outcome.audits) {
+        const { verdict, problems } = audit.report;
+        counts[verdict]++;
+        if (problems.length) counts.invalid++;
+        io.out(`${audit.name.padEnd(width)}  ${verdict.padEnd(9)}  ${audit.trust.padEnd(9)}  ${audit.origin}`);
+        for (const line of ctx.hub.findingLines(audit.report)) io.out(line);
+        if (audit.edited.length) io.out(`  edited since install: ${audit.edited.join(", ")}`);
+      }
+      const total = outcome.audits.length;
+      const invalid = counts.invalid ? `, ${counts.invalid} invalid` : "";
+      io.out(
+        `${total} skill${total === 1 ? "" : "s"} audited: ${counts.safe} safe, ${counts.caution} caution, ${counts.dangerous} dangerous${invalid}`,
+      );
+      if (counts.dangerous || counts.invalid) io.setExitCode(1);
+    });
+
+  skills
+    .command("uninstall <name>")
+    .alias("remove")
+    .description("delete a skill from HERMES_HOME/skills and its hub lock entry (bundled skills stay removed)")
     .action(async (name: string) => {
-      const ctx = await skillsContext();
-      const { manageSkill } = await import("../../tools/skills/manage.js");
-      const result = manageSkill(ctx.home, { action: "delete", name });
-      if (!result.success) {
+      const ctx = await hubContext(io, { hubs: false });
+      if (!ctx) return;
+      const result = ctx.hub.uninstallSkill(ctx.home, name);
+      if (!result.ok) {
         io.err(result.error);
         io.setExitCode(1);
         return;
       }
-      io.out(`Removed skill "${name}" (${result.path})`);
+      io.out(result.message);
     });
 
   skills

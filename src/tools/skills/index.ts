@@ -1,4 +1,4 @@
-/** The skills system: discovery, the system-prompt index, the `skills` toolset, management and seeding. */
+/** The skills system: discovery, the system-prompt index, the `skills` toolset, management, seeding and the hub. */
 export { auditSkillDir } from "./audit.js";
 export {
   type DiscoverOptions,
@@ -12,6 +12,25 @@ export {
   userSkillsDir,
 } from "./discovery.js";
 export { parseSkillMarkdown, type SkillFrontmatter } from "./frontmatter.js";
+export {
+  auditInstalledSkills,
+  type HubConfig,
+  type HubEntry,
+  HubError,
+  type HubInstallOptions,
+  type HubInstallResult,
+  type HubLockEntry,
+  installSkill,
+  readHubLock,
+  type ScanReport,
+  type SkillUpdate,
+  scanSkill,
+  searchHubs,
+  type TrustLevel,
+  uninstallSkill,
+  updateSkills,
+  type Verdict,
+} from "./hub/index.js";
 export { installSkillDir } from "./install.js";
 export { type ManageArgs, type ManageResult, manageSkill } from "./manage.js";
 export { bundledSkillsDir, type SeedReport, seedBundledSkills } from "./seed.js";
