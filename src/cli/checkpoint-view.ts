@@ -105,11 +105,13 @@ export async function runRollback(request: RollbackRequest, project: ProjectChec
   if (position < 1 || position > checkpoints.length) {
     return `There is no checkpoint ${request.position} (${checkpoints.length ? `1 to ${checkpoints.length}` : "none yet"}).`;
   }
+  // By id from here on: the restore's own safety checkpoint shifts every position by one.
+  const { id } = checkpoints[position - 1]!;
   if (request.action === "diff") {
-    const diff = await store.diff(position);
+    const diff = await store.diff(id);
     return diff.trim() ? diff : `Checkpoint ${position} matches the files as they are.`;
   }
-  const result = await store.restore(position, {
+  const result = await store.restore(id, {
     ...(request.file ? { file: request.file } : {}),
     force: request.force,
   });

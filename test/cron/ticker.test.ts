@@ -257,17 +257,18 @@ test("HERMES_CRON_TIMEOUT limits inactivity: a stalled run is stopped and record
   const w = await world({
     script: [
       { text: "starting and then nothing", fault: { kind: "stall", afterChunks: 1 } },
-      { text: steady, chunkDelayMs: 15 },
+      { text: steady, chunkDelayMs: 50 },
     ],
   });
   try {
-    const deps = { runtime: w.gw.runtime, cron: w.cron, gateway: w.gw.store, home: w.gw.home, timeoutMs: 150 };
+    // Gaps of 50 ms stay far below the 1 s limit even on a loaded machine; the whole run takes longer.
+    const deps = { runtime: w.gw.runtime, cron: w.cron, gateway: w.gw.store, home: w.gw.home, timeoutMs: 1000 };
     const job = await w.cron.createJob(hourly({ deliver: "local" }));
     const stalled = await executeRun(deps, job, (await w.cron.claimFire(job.id, null, null))!);
     assert.equal(stalled.status, "timed_out");
     assert.match(stalled.reason ?? "", /without progress/);
     const slow = await executeRun(deps, job, (await w.cron.claimFire(job.id, null, null))!);
-    assert.equal(slow.status, "ok", "30 chunks 15 ms apart take longer than the limit, but never pause that long");
+    assert.equal(slow.status, "ok", "30 chunks 50 ms apart take longer than the limit, but never pause that long");
     assert.equal(readFileSync(slow.outputPath!, "utf8"), steady);
   } finally {
     await w.close();

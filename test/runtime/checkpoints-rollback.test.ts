@@ -85,7 +85,7 @@ test("edits over two turns and a modifying command are undone by /rollback: exac
 
 test("hermes checkpoints list and restore of one file work from the project directory; sessions without checkpoints take none", async () => {
   const { runtime, fake, home, work } = await open([
-    { toolCalls: [{ name: "write_file", arguments: { path: "notes.md", content: "agent\n" } }] },
+    { toolCalls: [{ name: "write_file", arguments: { path: "scratch.md", content: "agent\n" } }] },
     { text: "done" },
     { toolCalls: [{ name: "write_file", arguments: { path: "notes.md", content: "again\n" } }] },
     { toolCalls: [{ name: "write_file", arguments: { path: "other.md", content: "again\n" } }] },
@@ -97,13 +97,11 @@ test("hermes checkpoints list and restore of one file work from the project dire
     const off = runtime.createAgent({ interactive: false });
     await off.runConversation("no checkpoints in a non-interactive session by default");
     assert.match(await rollback(runtime, work, ""), /^No checkpoints for /);
-    writeFileSync(join(work, "notes.md"), "mine\n");
-    writeFileSync(join(work, "other.md"), "mine\n");
 
     const on = runtime.createAgent({ interactive: false, checkpoints: true });
     await on.runConversation("edit");
     const cli = (...args: string[]) => run(registerCheckpointsCommands, home, ["checkpoints", ...args, "--dir", work]);
-    assert.match((await cli("list")).out, / 1 {2}.*turn 1 {2}2 files {2}/);
+    assert.match((await cli("list")).out, / 1 {2}.*turn 1 {2}3 files {2}/);
     await assert.rejects(cli("restore", "x"), /named by its number/);
     await assert.rejects(cli("restore", "7"), /There is no checkpoint 7/);
     const one = await cli("restore", "1", "notes.md");

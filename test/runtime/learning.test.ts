@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { AgentEvent } from "../../src/agent/events.js";
+import { isCorrection } from "../../src/runtime/learning/review.js";
 import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
 import { LearningLedger } from "../../src/state/learning-ledger.js";
 import { startFakeProvider } from "../fake-provider/server.js";
@@ -178,5 +179,27 @@ test("short tasks, cron jobs and learning.mode: off are not reviewed; a correcti
     assert.equal(off.runtime.learner, undefined);
   } finally {
     await off.close();
+  }
+});
+
+test("what counts as the user correcting the agent", () => {
+  for (const text of [
+    "No, use tabs",
+    "nope. wrong file",
+    "That's not what I asked",
+    "I said the other branch",
+    "you forgot the tests",
+    "Wrong: it is v2",
+  ]) {
+    assert.equal(isCorrection(text), true, text);
+  }
+  for (const text of [
+    "no checkpoints in this session",
+    "Now add tests",
+    "I know it works",
+    "notes please",
+    "wrongly named file: rename it",
+  ]) {
+    assert.equal(isCorrection(text), false, text);
   }
 });

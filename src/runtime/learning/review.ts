@@ -10,7 +10,7 @@ import { redactSecrets } from "../../util/redact.js";
 
 /** A message where the user corrects the agent ("no, ...", "that's wrong", "I said ..."). */
 const CORRECTION =
-  /^\s*(?:no\b[,.!]?|nope\b|wrong\b|stop\b)|\b(?:that(?:'s| is) (?:not|wrong|incorrect)|not what I (?:asked|meant|said)|I (?:said|told you|asked you)\b|you (?:forgot|missed|ignored|should have|shouldn't have)|don't do that|why did you)/i;
+  /^\s*(?:no|nope|wrong|not like that)\s*[,.!:;]|\b(?:that(?:'s| is) (?:not|wrong|incorrect)|not what I (?:asked|meant|said)|I (?:said|told you|asked you)\b|you (?:forgot|missed|ignored|should have|shouldn't have)|don't do that|why did you)/i;
 
 export function isCorrection(userMessage: string): boolean {
   return CORRECTION.test(userMessage);
