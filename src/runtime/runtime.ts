@@ -24,25 +24,23 @@ import { profileHome } from "../state/profiles.js";
 import { openSessionStore, type SessionStore } from "../state/session-store.js";
 import { importOffer } from "../state/store-location.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
-import { PermissionGate, type PermissionMode } from "../tools/permissions/gate.js";
-import { parsePermissionRules } from "../tools/permissions/rules.js";
+import type { PermissionMode } from "../tools/permissions/gate.js";
 import { defaultProcessManager } from "../tools/process-manager.js";
 import { type ToolContext, ToolRegistry } from "../tools/registry.js";
 import { configureLog, flushLog, log } from "../util/log.js";
 import { AgentCache } from "./agent-cache.js";
-import { baseAgentOptions, lazyAuxiliaryClient, memoryOption, unavailableFeatures } from "./agent-options.js";
-import { checkpointsWanted, pruneCheckpointsInBackground, sessionCheckpointer } from "./checkpoints.js";
+import { baseAgentOptions, lazyAuxiliaryClient, unavailableFeatures } from "./agent-options.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
-import { curateInBackground } from "./learning/curator-schedule.js";
 import { Learner } from "./learning/learner.js";
 import type { DetectOptions } from "./local-servers.js";
-import { memoryProviderNames, memoryProviderSource } from "./memory-providers.js";
+import { memoryProviderNames } from "./memory-providers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
 import { extensionsWanted } from "./plugins/candidates.js";
 import type { Extensions } from "./plugins/setup.js";
 import { checkToolsets, requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
+import { sessionFeatures } from "./session-features.js";
 import { assembleTools, awaitMcp } from "./tools.js";
 
 export { unavailableFeatures } from "./agent-options.js";
@@ -215,20 +213,6 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ? await (await import("./plugins/setup.js")).setUpExtensions({ home, config, cwd, notice })
       : undefined);
   const contextEngines = extensions?.plugins.contextEngines;
-  const permissionRules = {
-    allow: parsePermissionRules(config.permissions.allow),
-    deny: parsePermissionRules(config.permissions.deny),
-  };
-  for (const [list, parsed] of Object.entries(permissionRules)) {
-    for (const problem of parsed.problems) notice(`permissions.${list}: ${problem}`);
-  }
-  const startMode: PermissionMode =
-    overrides.permissionMode ?? (overrides.yolo ? "yolo" : config.approvals.default_mode);
-  const defaultPlatform = options.platform ?? "cli";
-  // Housekeeping where a person works with the agent: old checkpoints and unused skills.
-  const attended = checkpointsWanted(config, defaultPlatform, options.interactive ?? false);
-  const pruning = attended ? pruneCheckpointsInBackground(home, config, (message) => notice(message)) : undefined;
-  const curating = attended ? curateInBackground(home, config, (message) => notice(message)) : undefined;
   const pluginMemoryProviders = extensions?.plugins.memoryProviders;
   for (const note of unavailableFeatures(
     config,
@@ -237,19 +221,17 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   )) {
     notice(note);
   }
-  const memoryProvider = memoryProviderSource({
+  const features = sessionFeatures({
     home,
     config,
-    ...(pluginMemoryProviders ? { plugins: pluginMemoryProviders } : {}),
-    notice,
+    cwd,
+    platform: options.platform ?? "cli",
+    interactive: options.interactive ?? false,
+    ...(overrides.permissionMode ? { permissionMode: overrides.permissionMode } : {}),
+    yolo: Boolean(overrides.yolo),
+    ...(pluginMemoryProviders ? { memoryProviders: pluginMemoryProviders } : {}),
+    notice: (message) => notice(message),
   });
-  const memoryWiring = { ...(memoryProvider ? { provider: memoryProvider } : {}), onWarning: (m: string) => notice(m) };
-  // One memory manager per scope (a gateway user's memory), shared by that scope's sessions.
-  const scopedMemory = new Map<string, AgentOptions["memory"]>();
-  const scopedMemoryOption = (scope: string): Pick<AgentOptions, "memory"> => {
-    if (!scopedMemory.has(scope)) scopedMemory.set(scope, memoryOption(home, config, scope, memoryWiring).memory);
-    return { memory: scopedMemory.get(scope)! };
-  };
 
   const choice = await chooseModel(config, overrides, {
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
@@ -341,7 +323,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     platform: options.platform ?? "cli",
     interactive: options.interactive ?? false,
     ...(credentialPool ? { credentialPool } : {}),
-    memory: memoryWiring,
+    memory: features.memoryWiring,
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
   const learner =
@@ -376,21 +358,16 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ...(request.ephemeralSystemPrompt ? { ephemeralSystemPrompt: request.ephemeralSystemPrompt } : {}),
       ...(request.maxIterations ? { maxIterations: request.maxIterations } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
-      ...(request.memoryScope !== undefined ? scopedMemoryOption(request.memoryScope) : {}),
     };
     if (request.persist === false) delete agentOptions.sessionStore;
     if (request.cwd) agentOptions.cwd = request.cwd;
-    const platform = request.platform ?? options.platform ?? "cli";
-    const interactive = request.interactive ?? options.interactive ?? false;
-    if (request.checkpoints ?? checkpointsWanted(config, platform, interactive)) {
-      agentOptions.checkpoints = sessionCheckpointer(home, config, (message) => notice(message));
-    }
-    agentOptions.permissions = new PermissionGate({
-      mode: request.permissionMode ?? startMode,
-      allow: permissionRules.allow.rules,
-      deny: permissionRules.deny.rules,
-      projectRoot: agentOptions.cwd ?? cwd,
-    });
+    Object.assign(
+      agentOptions,
+      features.forSession({
+        ...request,
+        ...(agentOptions.cwd ? { cwd: agentOptions.cwd } : {}),
+      }),
+    );
     if (request.loadContextFiles !== undefined) agentOptions.loadContextFiles = request.loadContextFiles;
     if (request.memory === false) agentOptions.memory = false;
     if (request.model) {
@@ -464,9 +441,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       await Promise.all(cache.agents().map((agent) => agent.endSession("shutdown")));
       await learner?.idle();
       cache.close();
-      for (const memory of [baseOptions.memory, ...scopedMemory.values()]) if (memory) await memory.shutdown();
-      await pruning;
-      await curating;
+      if (baseOptions.memory) await baseOptions.memory.shutdown();
+      await features.close();
       // Background processes the model started do not outlive the process that runs the agent,
       // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).
       const processes = defaultProcessManager();

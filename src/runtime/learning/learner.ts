@@ -159,9 +159,12 @@ export class Learner implements TurnLearner {
   private schedule(task: () => Promise<void>): void {
     // The review starts on a later turn of the event loop, after the caller has the answer.
     const later = () => new Promise<void>((resolve) => setImmediate(resolve));
-    this.line = this.line.then(later).then(task).catch((error: unknown) => {
-      this.options.notice(`learning review failed: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    this.line = this.line
+      .then(later)
+      .then(task)
+      .catch((error: unknown) => {
+        this.options.notice(`learning review failed: ${error instanceof Error ? error.message : String(error)}`);
+      });
   }
 
   private async propose(turn: FinishedTurn, focus?: string): Promise<ReviewProposal[]> {
