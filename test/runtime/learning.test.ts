@@ -84,7 +84,7 @@ test("after a long tool task the review's skill is applied in auto mode, announc
 test("in review mode the proposals are queued, not applied", async () => {
   const review = JSON.stringify({
     memory: [{ target: "user", content: "Prefers release notes grouped by type" }],
-    skill: null,
+    skill: { action: "create", name: "release-notes", content: SKILL },
   });
   const { runtime, home, close } = await open(
     [...echoCalls(8), { text: "done" }, { text: review }],
@@ -95,10 +95,12 @@ test("in review mode the proposals are queued, not applied", async () => {
     await runtime.createAgent({ interactive: false, onEvent: (e) => events.push(e) }).runConversation("task");
     await runtime.learner!.idle();
     assert.equal(existsSync(join(home, "memories", "USER.md")), false, "nothing applied");
-    const queued = runtime.learner!.queue.list();
-    assert.equal(queued.length, 1);
-    assert.equal(queued[0]!.summary, "remember in USER.md: Prefers release notes grouped by type");
-    assert.match(statusEvents(events)[0]!, /^Learning: 1 proposal\(s\) queued/);
+    assert.equal(existsSync(join(home, "skills", "release-notes")), false, "nothing applied");
+    assert.deepEqual(
+      runtime.learner!.queue.list().map((proposal) => proposal.summary),
+      ["remember in USER.md: Prefers release notes grouped by type", "new skill release-notes"],
+    );
+    assert.match(statusEvents(events)[0]!, /^Learning: 2 proposal\(s\) queued/);
   } finally {
     await close();
   }
@@ -201,5 +203,22 @@ test("what counts as the user correcting the agent", () => {
     "wrongly named file: rename it",
   ]) {
     assert.equal(isCorrection(text), false, text);
+  }
+});
+
+test("a subagent's task is never reviewed, however many tool calls it made", async () => {
+  const { runtime, fake, close } = await open([
+    { toolCalls: [{ name: "delegate_task", arguments: { goal: "write the notes" } }] },
+    ...echoCalls(8),
+    { text: "child done" },
+    { text: "parent done" },
+  ]);
+  try {
+    const result = await runtime.createAgent({ interactive: false }).runConversation("delegate it");
+    assert.equal(result.finalResponse, "parent done");
+    await runtime.learner!.idle();
+    assert.equal(fake.requests.filter(isReview).length, 0);
+  } finally {
+    await close();
   }
 });

@@ -117,3 +117,13 @@ test("skill_view counts a view; hermes curator status, pin and unpin", async () 
   await assert.rejects(curator("pin", "nope"), /no user skill named "nope"/);
   assert.equal((await curator("unpin", "stale-lint")).out, "Unpinned stale-lint.\n");
 });
+
+test("every run backs the skills folder up first, even with nothing to archive, and keeps the last five", async () => {
+  const home = homeWith({ "fresh-deploy": 1 });
+  for (let i = 0; i < 7; i++) {
+    const report = await runCurator({ home, now: NOW + i * 1000, ...settings });
+    assert.ok(report.backup && existsSync(join(report.backup, "fresh-deploy", "SKILL.md")));
+  }
+  assert.equal(readdirSync(join(home, "skills", ".curator-backups")).length, 5);
+  assert.equal((await runCurator({ home, now: NOW + 9000, ...settings, dryRun: true })).backup, undefined);
+});

@@ -2,8 +2,8 @@
  * The skills curator: user skills unused for `staleAfterDays` are marked stale, and after
  * `archiveAfterDays` moved to `skills/.archive/` (never deleted; pinned and bundled skills are
  * exempt). Skills that say nearly the same thing are proposed for merging, never merged
- * automatically. Before it changes anything the curator copies the skills folder to
- * `skills/.curator-backups/<time>/`, and every archive is recorded in the change ledger, so
+ * automatically. Every run (but a dry one) first copies the skills folder to
+ * `skills/.curator-backups/<time>/` (the last 5 are kept), and every archive is recorded in the change ledger, so
  * `hermes learn undo` brings a skill back.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
@@ -164,7 +164,7 @@ export async function runCurator(options: CuratorOptions): Promise<CuratorReport
     report.archived = toArchive.map((skill) => ({ name: skill.name, to: archiveTarget(root, skill.name) }));
     return report;
   }
-  if (toArchive.length > 0) report.backup = backupSkills(root, now);
+  if (existsSync(root)) report.backup = backupSkills(root, now);
   for (const skill of toArchive) {
     const target = archiveTarget(root, skill.name);
     const before = snapshotFiles(filesUnder(skill.dir));
