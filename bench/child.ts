@@ -27,6 +27,8 @@ export interface ChildOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   method?: RssMethod;
+  /** The node binary to run (default: the one running the bench). */
+  node?: string;
 }
 
 const GNU_TIME = "/usr/bin/time";
@@ -52,10 +54,11 @@ export async function runNode(nodeArgs: string[], options: ChildOptions = {}): P
   const method = options.method ?? rssMethod();
   const dir = mkdtempSync(join(tmpdir(), "hermes-bench-rss-"));
   const rssFile = join(dir, "rss");
+  const node = options.node ?? process.execPath;
   const [command, args] =
     method === "gnu-time"
-      ? [GNU_TIME, ["-f", "%M", "-o", rssFile, process.execPath, ...nodeArgs]]
-      : [process.execPath, ["--import", pathToFileURL(PROBE).href, ...nodeArgs]];
+      ? [GNU_TIME, ["-f", "%M", "-o", rssFile, node, ...nodeArgs]]
+      : [node, ["--import", pathToFileURL(PROBE).href, ...nodeArgs]];
   const env = { ...(options.env ?? process.env), HERMES_BENCH_RSS_FILE: rssFile };
   try {
     const spawnedAt = performance.now();

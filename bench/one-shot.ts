@@ -42,20 +42,22 @@ export function assertTaskDone(agent: string, run: ChildRun): void {
   }
 }
 
-export async function benchOneShot(runs = 10): Promise<Row[]> {
+/** `node`: another Node binary to measure with (its own bare start is the baseline); `label` names it in the rows. */
+export async function benchOneShot(runs = 10, node?: string, label = ""): Promise<Row[]> {
   const provider = await startTaskProvider();
   const dir = mkdtempSync(join(tmpdir(), "hermes-bench-oneshot-"));
   const cwd = mkdtempSync(join(dir, "cwd-"));
   const env = { ...process.env, HERMES_HOME: mkdtempSync(join(dir, "home-")) };
+  const on = node ? { node } : {};
   const hermes: ChildRun[] = [];
   const uncached: ChildRun[] = [];
   const bare: ChildRun[] = [];
   try {
     for (let i = 0; i < runs + 1; i++) {
       provider.reset();
-      const run = await runNodeOk(hermesOneShotArgs(provider.url), { cwd, env });
+      const run = await runNodeOk(hermesOneShotArgs(provider.url), { cwd, env, ...on });
       assertTaskDone("hermes", run);
-      const baseline = await runNodeOk(["-e", "0"], { cwd, env });
+      const baseline = await runNodeOk(["-e", "0"], { cwd, env, ...on });
       if (i === 0) continue; // the warm-up run fills the page cache and creates the state DB
       hermes.push(run);
       bare.push(baseline);
@@ -63,7 +65,7 @@ export async function benchOneShot(runs = 10): Promise<Row[]> {
     for (let i = 0; i < Math.ceil(runs / 2); i++) {
       provider.reset();
       dropCodeCaches();
-      const run = await runNodeOk(hermesOneShotArgs(provider.url), { cwd, env });
+      const run = await runNodeOk(hermesOneShotArgs(provider.url), { cwd, env, ...on });
       assertTaskDone("hermes", run);
       uncached.push(run);
     }
@@ -78,19 +80,19 @@ export async function benchOneShot(runs = 10): Promise<Row[]> {
   const bareRss = summarize(bare.map((r) => r.maxRssKiB));
   return [
     {
-      figure: `one-shot run, one terminal call: wall (${runs} runs)`,
+      figure: `one-shot run, one terminal call: wall (${runs} runs)${label}`,
       value: formatSample(wall, "ms"),
       baseline: `node -e 0: ${formatSample(bareWall, "ms")}`,
       ratio: formatRatio(wall.median, bareWall.median),
     },
     {
-      figure: `one-shot run, first after a build (no code cache yet; ${uncached.length} runs)`,
+      figure: `one-shot run, first after a build (no code cache yet; ${uncached.length} runs)${label}`,
       value: formatSample(firstWall, "ms"),
       baseline: `node -e 0: ${formatSample(bareWall, "ms")}`,
       ratio: formatRatio(firstWall.median, bareWall.median),
     },
     {
-      figure: `one-shot run, one terminal call: max RSS (${rssMethod()})`,
+      figure: `one-shot run, one terminal call: max RSS (${rssMethod()})${label}`,
       value: formatKiB(rss),
       baseline: `node -e 0: ${formatKiB(bareRss)}`,
       ratio: formatRatio(rss.median, bareRss.median),

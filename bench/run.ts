@@ -23,6 +23,7 @@ import { benchLearning } from "./learning.js";
 import { benchLongLived } from "./long-lived.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchOneShot } from "./one-shot.js";
+import { otherNode } from "./other-node.js";
 import { benchPeers } from "./peers.js";
 import { benchPlatforms } from "./platforms.js";
 import { benchPrefixStability } from "./prefix-stability.js";
@@ -84,11 +85,13 @@ async function main(): Promise<void> {
       only: { type: "string" },
       full: { type: "boolean", default: false },
       peers: { type: "boolean", default: false },
+      node24: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) {
-    console.log("usage: npm run bench -- [--only GROUP[,GROUP...]] [--full] [--peers]");
+    console.log("usage: npm run bench -- [--only GROUP[,GROUP...]] [--full] [--peers] [--node24]");
+    console.log("  --node24 (or HERMES_BENCH_NODE=/path/to/node): cold start and one-shot also on that Node");
     console.log(`groups: ${GROUPS.map((g) => g.name + (g.optIn ? " (opt-in)" : "")).join(", ")}`);
     return;
   }
@@ -100,6 +103,25 @@ async function main(): Promise<void> {
     console.error("bench: warning: src/ is newer than dist/; run `npm run build` for current figures");
   }
   const groups = selectGroups(GROUPS, { only: values.only, optIn: values.peers ? ["peers"] : [] });
+  const other = otherNode({ node24: values.node24 });
+  if (other) {
+    const label = ` on Node ${other.version}`;
+    const at = (name: string) => groups.findIndex((group) => group.name === name);
+    const extra: Array<[string, Group]> = [
+      [
+        "cold-start",
+        { name: "cold-start", title: `Cold start${label}`, run: () => rows(benchColdStart(15, other.path, label)) },
+      ],
+      [
+        "one-shot",
+        { name: "one-shot", title: `One-shot run${label}`, run: () => rows(benchOneShot(10, other.path, label)) },
+      ],
+    ];
+    for (const [name, group] of extra.reverse()) {
+      const index = at(name);
+      if (index >= 0) groups.splice(index + 1, 0, group);
+    }
+  }
   const cpu = cpus();
   console.log(
     `hermes-agent benchmarks — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, node ${process.version}, ` +
