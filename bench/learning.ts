@@ -46,7 +46,7 @@ async function oneTask(mode: "off" | "auto"): Promise<{ ms: number; reviewTokens
   );
   const runtime = await openRuntime({ home, localServers: false, skipDotEnv: true });
   try {
-    const agent = runtime.createAgent({ interactive: false });
+    const agent = runtime.createAgent({ interactive: true });
     const started = performance.now();
     await agent.runConversation("write the release notes, grouped by feature and fix");
     const ms = performance.now() - started;

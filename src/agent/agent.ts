@@ -327,7 +327,8 @@ export class Agent {
     }
     if (completed) {
       await this.memory?.finishTurn(userMessage, finalResponse, this.hookFacts());
-      this.options.learning?.turnFinished(this.finishedTurn(userMessage, finalResponse, toolCallCount));
+      const interactive = ctx.interactive ?? false;
+      this.options.learning?.turnFinished(this.finishedTurn(userMessage, finalResponse, toolCallCount, interactive));
     }
     await this.options.hooks?.notify("post_llm_call", {
       ...this.hookFacts(),
@@ -550,12 +551,18 @@ export class Agent {
     await this.recorder.append(message);
   }
 
-  private finishedTurn(userMessage: string, finalResponse: string, toolCalls: number): FinishedTurn {
+  private finishedTurn(
+    userMessage: string,
+    finalResponse: string,
+    toolCalls: number,
+    interactive: boolean,
+  ): FinishedTurn {
     let start = this.history.length - 1;
     while (start > 0 && this.history[start]!.role !== "user") start--;
     const store = this.memory?.store;
     return {
       ...this.hookFacts(),
+      interactive,
       userMessage,
       finalResponse,
       toolCalls,

@@ -36,6 +36,8 @@ export interface RouteSpec {
 export interface FinishedTurn {
   sessionId: string;
   platform: string;
+  /** Whether a person is there (one-shot runs, API requests and cron jobs have nobody). */
+  interactive: boolean;
   userMessage: string;
   finalResponse: string;
   toolCalls: number;

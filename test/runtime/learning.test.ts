@@ -58,7 +58,7 @@ test("after a long tool task the review's skill is applied in auto mode, announc
   ]);
   try {
     const events: AgentEvent[] = [];
-    const agent = runtime.createAgent({ interactive: false, onEvent: (event) => events.push(event) });
+    const agent = runtime.createAgent({ interactive: true, onEvent: (event) => events.push(event) });
     const result = await agent.runConversation("write the release notes");
     // The review is still waiting for its model: the user's answer did not wait for it.
     assert.equal(result.finalResponse, "notes written");
@@ -92,7 +92,7 @@ test("in review mode the proposals are queued, not applied", async () => {
   );
   try {
     const events: AgentEvent[] = [];
-    await runtime.createAgent({ interactive: false, onEvent: (e) => events.push(e) }).runConversation("task");
+    await runtime.createAgent({ interactive: true, onEvent: (e) => events.push(e) }).runConversation("task");
     await runtime.learner!.idle();
     assert.equal(existsSync(join(home, "memories", "USER.md")), false, "nothing applied");
     assert.equal(existsSync(join(home, "skills", "release-notes")), false, "nothing applied");
@@ -114,7 +114,7 @@ test("a proposal carrying an injection is refused by the same threat scan as the
   const { runtime, home, close } = await open([...echoCalls(8), { text: "done" }, { text: review }]);
   try {
     const events: AgentEvent[] = [];
-    await runtime.createAgent({ interactive: false, onEvent: (e) => events.push(e) }).runConversation("task");
+    await runtime.createAgent({ interactive: true, onEvent: (e) => events.push(e) }).runConversation("task");
     await runtime.learner!.idle();
     assert.equal(existsSync(join(home, "memories", "MEMORY.md")), false);
     assert.deepEqual(statusEvents(events), [
@@ -141,7 +141,7 @@ test("undo of a reviewed skill patch restores the previous bytes exactly", async
   });
   const { runtime, close } = await open([...echoCalls(8), { text: "done" }, { text: review }], "", home);
   try {
-    await runtime.createAgent({ interactive: false }).runConversation("task");
+    await runtime.createAgent({ interactive: true }).runConversation("task");
     await runtime.learner!.idle();
     const path = join(home, "skills", "release-notes", "SKILL.md");
     assert.match(readFileSync(path, "utf8"), /feat\/fix\/perf/);
@@ -166,11 +166,11 @@ test("short tasks, cron jobs and learning.mode: off are not reviewed; a correcti
     { text: "{}" },
   ]);
   try {
-    await runtime.createAgent({ interactive: false }).runConversation("hello");
-    await runtime.createAgent({ interactive: false, platform: "cron" }).runConversation("scheduled task");
+    await runtime.createAgent({ interactive: true }).runConversation("hello");
+    await runtime.createAgent({ interactive: true, platform: "cron" }).runConversation("scheduled task");
     await runtime.learner!.idle();
     assert.equal(fake.requests.filter(isReview).length, 0);
-    await runtime.createAgent({ interactive: false }).runConversation("No, that's wrong: use tabs");
+    await runtime.createAgent({ interactive: true }).runConversation("No, that's wrong: use tabs");
     await runtime.learner!.idle();
     assert.equal(fake.requests.filter(isReview).length, 1);
   } finally {
@@ -214,8 +214,19 @@ test("a subagent's task is never reviewed, however many tool calls it made", asy
     { text: "parent done" },
   ]);
   try {
-    const result = await runtime.createAgent({ interactive: false }).runConversation("delegate it");
+    const result = await runtime.createAgent({ interactive: true }).runConversation("delegate it");
     assert.equal(result.finalResponse, "parent done");
+    await runtime.learner!.idle();
+    assert.equal(fake.requests.filter(isReview).length, 0);
+  } finally {
+    await close();
+  }
+});
+
+test("a run with nobody there (one-shot, API request) is not reviewed, so its process never waits for a review", async () => {
+  const { runtime, fake, close } = await open([...echoCalls(8), { text: "done" }]);
+  try {
+    await runtime.createAgent({ interactive: false }).runConversation("No, that's wrong: do it again");
     await runtime.learner!.idle();
     assert.equal(fake.requests.filter(isReview).length, 0);
   } finally {

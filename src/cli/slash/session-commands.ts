@@ -149,6 +149,7 @@ export const sessionCommands: Command[] = [
         {
           sessionId: agent.sessionId,
           platform: "cli",
+          interactive: true,
           userMessage: args,
           finalResponse: "",
           toolCalls: 0,

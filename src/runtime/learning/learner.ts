@@ -90,7 +90,9 @@ export class Learner implements TurnLearner {
   /** Called by the agent when a turn completed; schedules a review when the turn deserves one. */
   turnFinished(turn: FinishedTurn): void {
     this.countSkillUses(turn);
-    if (this.mode === "off" || UNREVIEWED_PLATFORMS.has(turn.platform)) return;
+    // Nobody there (a one-shot run, an API request): nobody to see what was learnt, and the
+    // process should not wait for a review before it exits.
+    if (this.mode === "off" || !turn.interactive || UNREVIEWED_PLATFORMS.has(turn.platform)) return;
     const substantial = turn.toolCalls >= this.options.config.learning.review_min_tool_calls;
     if (!substantial && !isCorrection(turn.userMessage)) return;
     this.schedule(async () => {
