@@ -131,3 +131,36 @@ test("doctor reports the sandbox: missing bubblewrap is optional under auto and 
   const off = await doctor(homeWith(`${config}sandbox:\n  mode: off\n`));
   assert.match(off.out, /^✓ sandbox +sandbox\.mode is off: commands run unconfined$/m);
 });
+
+test("doctor reports git for checkpoints, the local memory provider's facts and waiting learning proposals", async () => {
+  const home = homeWith(
+    `model:\n  provider: custom\n  base_url: ${fake.url}/v1\n  default: scripted\nmemory:\n  provider: local\nlearning:\n  mode: review\n`,
+  );
+  const { openFactStore } = await import("../../src/state/sqlite-fact-store.js");
+  const { ProposalQueue } = await import("../../src/state/learning-proposals.js");
+  const facts = openFactStore(join(home, "memories", "facts.db"));
+  facts.add({ text: "The user's editor is Helix", source: "user" });
+  facts.close();
+  new ProposalQueue(home).add([
+    {
+      createdAt: 1,
+      sessionId: "s",
+      kind: "memory",
+      args: { action: "add", target: "user", content: "x y z" },
+      summary: "x",
+      reason: "",
+    },
+  ]);
+  const result = await doctor(home);
+  assert.match(result.out, /^✓ checkpoints +git version [\d.]+ takes the snapshots \/rollback restores$/m);
+  assert.match(result.out, /^✓ memory +local facts: 1 in .*facts\.db$/m);
+  assert.match(result.out, /^✓ learning +1 learning proposal\(s\) waiting$/m);
+
+  const broken = homeWith(
+    `model:\n  provider: custom\n  base_url: ${fake.url}/v1\n  default: scripted\nlearning:\n  mode: review\n`,
+  );
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(join(broken, "learning"), { recursive: true });
+  writeFileSync(join(broken, "learning", "proposals.json"), "{ not json");
+  assert.match((await doctor(broken)).out, /^✗ learning +.*proposals\.json is not valid JSON .*move it aside/m);
+});

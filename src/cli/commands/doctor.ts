@@ -258,8 +258,9 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     results.push(...mcpChecks(config, options.env));
     const { platformChecks } = await import("../platform-setup.js");
     results.push(...(await platformChecks(options.home, config, options.env, options.timeoutMs)));
-    const { extensionChecks } = await import("../extension-checks.js");
+    const { extensionChecks, workflowChecks } = await import("../extension-checks.js");
     results.push(...(await extensionChecks(options.home, config, options.env)));
+    results.push(...(await workflowChecks(options.home, config)));
   }
   return results;
 }
