@@ -4,27 +4,19 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { checkpointsFor, parseRollback, type RollbackRequest, runRollback } from "../../src/cli/checkpoint-view.js";
 import { registerCheckpointsCommands } from "../../src/cli/commands/checkpoints.js";
-import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
+import type { HermesRuntime } from "../../src/runtime/runtime.js";
 import { run } from "../cli/commands/state-command-harness.js";
-import { startFakeProvider } from "../fake-provider/server.js";
-import type { FakeProvider, ScriptStep } from "../fake-provider/types.js";
+import type { ScriptStep } from "../fake-provider/types.js";
+import { openTestRuntime } from "../helpers/test-runtime.js";
 import { tempDir } from "../state/temp-dir.js";
 
 const BINARY = Buffer.from([0, 255, 1, 254, 10, 13, 10, 0, 128]);
 
-async function open(
-  script: ScriptStep[],
-  config = "",
-): Promise<{ runtime: HermesRuntime; fake: FakeProvider; home: string; work: string }> {
-  const fake = await startFakeProvider({ script, fallback: { text: "ok" } });
-  const home = tempDir("hermes-rollback-");
+/** A runtime whose commands and relative paths work in a fresh project directory (not a git repository). */
+async function open(script: ScriptStep[], config = "") {
   const work = tempDir("hermes-rollback-project-");
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${fake.url}/v1\nterminal:\n  cwd: ${work}\n${config}`,
-  );
-  const runtime = await openRuntime({ home, localServers: false, skipDotEnv: true });
-  return { runtime, fake, home, work };
+  const opened = await openTestRuntime({ script, config: `terminal:\n  cwd: ${work}\n${config}` });
+  return { ...opened, work };
 }
 
 async function rollback(runtime: HermesRuntime, work: string, args: string): Promise<string> {

@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { isCorrection } from "../../src/runtime/learning/review.js";
-import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
 import { LearningLedger } from "../../src/state/learning-ledger.js";
-import { startFakeProvider } from "../fake-provider/server.js";
-import type { FakeProvider, RecordedRequest, ScriptStep } from "../fake-provider/types.js";
+import type { RecordedRequest, ScriptStep } from "../fake-provider/types.js";
+import { openTestRuntime } from "../helpers/test-runtime.js";
 import { tempDir } from "../state/temp-dir.js";
 
 const SKILL = `---
@@ -27,14 +26,8 @@ const isReview = (request: RecordedRequest) =>
   request.method === "POST" &&
   String((request.body.messages as Array<{ content: string }>)[0]?.content).startsWith("You review a finished task");
 
-async function open(script: ScriptStep[], config = "", home = tempDir("hermes-learning-")) {
-  const fake = await startFakeProvider({ script, fallback: { text: "ok" } });
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${fake.url}/v1\n${config}`,
-  );
-  const runtime = await openRuntime({ home, localServers: false, skipDotEnv: true });
-  return { runtime, fake, home, close: async () => (await runtime.close(), await fake.close()) };
+function open(script: ScriptStep[], config = "", home?: string) {
+  return openTestRuntime({ script, config, ...(home ? { home } : {}) });
 }
 
 function statusEvents(events: AgentEvent[]): string[] {

@@ -1,48 +1,16 @@
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Message } from "../../src/llm/types.js";
-import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
-import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, RecordedRequest, ScriptStep } from "../fake-provider/types.js";
 import { conversationOf, lastToolResults } from "../helpers/agent-harness.js";
-import { tempDir } from "../state/temp-dir.js";
+import { openTestRuntime } from "../helpers/test-runtime.js";
 
-interface Opened {
-  runtime: HermesRuntime;
-  fake: FakeProvider;
-  home: string;
-  notices: string[];
-  close(): Promise<void>;
-}
-
-async function open(options: { script?: ScriptStep[]; config?: string; home?: string } = {}): Promise<Opened> {
-  const fake = await startFakeProvider({ script: options.script ?? [], fallback: { text: "ok" } });
-  const home = options.home ?? tempDir("hermes-local-memory-");
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${fake.url}/v1\nmemory:\n  provider: local\n${options.config ?? ""}`,
-  );
-  const notices: string[] = [];
-  const runtime = await openRuntime({
-    home,
-    localServers: false,
-    skipDotEnv: true,
-    callbacks: { onNotice: (message) => notices.push(message) },
-  });
-  return {
-    runtime,
-    fake,
-    home,
-    notices,
-    close: async () => {
-      await runtime.close();
-      await fake.close();
-    },
-  };
+function open(options: { script?: ScriptStep[]; config?: string; home?: string } = {}) {
+  return openTestRuntime({ ...options, config: `memory:\n  provider: local\n${options.config ?? ""}` });
 }
 
 function posts(fake: FakeProvider): RecordedRequest[] {
@@ -247,26 +215,13 @@ test("an embeddings endpoint that fails is reported once and recall falls back t
 });
 
 test("an unknown memory.provider is reported at start-up with the names that exist", async () => {
-  const fake = await startFakeProvider({ script: [], fallback: { text: "ok" } });
-  const home = tempDir("hermes-local-memory-");
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${fake.url}/v1\nmemory:\n  provider: nonesuch\n`,
-  );
-  const notices: string[] = [];
-  const runtime = await openRuntime({
-    home,
-    localServers: false,
-    skipDotEnv: true,
-    callbacks: { onNotice: (m) => notices.push(m) },
-  });
+  const { notices, close } = await openTestRuntime({ config: "memory:\n  provider: nonesuch\n" });
   try {
     assert.ok(
       notices.some((n) => n.includes('memory.provider "nonesuch" is not available (known: local)')),
       notices.join("\n"),
     );
   } finally {
-    await runtime.close();
-    await fake.close();
+    await close();
   }
 });

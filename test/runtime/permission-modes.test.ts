@@ -3,50 +3,20 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Message } from "../../src/llm/types.js";
-import { type HermesRuntime, openRuntime } from "../../src/runtime/runtime.js";
-import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, RecordedRequest, ScriptStep } from "../fake-provider/types.js";
 import { conversationOf, lastToolResults } from "../helpers/agent-harness.js";
+import { openTestRuntime } from "../helpers/test-runtime.js";
 import { tempDir } from "../state/temp-dir.js";
 
-interface Opened {
-  runtime: HermesRuntime;
-  fake: FakeProvider;
-  work: string;
-  notices: string[];
-  close(): Promise<void>;
-}
-
+/** A runtime whose commands and relative paths work in a fresh project directory. */
 async function open(
   script: ScriptStep[],
   config = "",
   overrides: { permissionMode?: "plan" | "ask" | "auto-edit" | "yolo" } = {},
-): Promise<Opened> {
-  const fake = await startFakeProvider({ script, fallback: { text: "ok" } });
-  const home = tempDir("hermes-modes-");
+) {
   const work = tempDir("hermes-modes-cwd-");
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${fake.url}/v1\nterminal:\n  cwd: ${work}\n${config}`,
-  );
-  const notices: string[] = [];
-  const runtime = await openRuntime({
-    home,
-    localServers: false,
-    skipDotEnv: true,
-    overrides,
-    callbacks: { onNotice: (message) => notices.push(message) },
-  });
-  return {
-    runtime,
-    fake,
-    work,
-    notices,
-    close: async () => {
-      await runtime.close();
-      await fake.close();
-    },
-  };
+  const opened = await openTestRuntime({ script, config: `terminal:\n  cwd: ${work}\n${config}`, overrides });
+  return { ...opened, work };
 }
 
 const posts = (fake: FakeProvider): RecordedRequest[] => fake.requests.filter((r) => r.method === "POST");
