@@ -32,7 +32,10 @@ const MODULES = {
       "test/tools/dangerous",
     ],
   },
-  http: { mutate: ["src/llm/http-client.ts"], tests: ["test/llm/http-client"] },
+  http: {
+    mutate: ["src/llm/http-client.ts"],
+    tests: ["test/llm/http-client", "test/llm/http-sse", "test/llm/proxy", "test/llm/chat-completions"],
+  },
   history: { mutate: ["src/agent/history.ts"], tests: ["test/agent/history"] },
   "api-auth": { mutate: ["src/api-server/auth.ts"], tests: ["test/api-server/auth"] },
   sandbox: {
@@ -47,6 +50,17 @@ const MODULES = {
     mutate: ["src/gateway/authorization.ts"],
     tests: ["test/gateway/authorization", "test/gateway/settings"],
   },
+  compression: {
+    mutate: ["src/agent/compression-driver.ts"],
+    tests: ["test/agent/compression-loop", "test/agent/compressor"],
+  },
+  // Pairing codes, inbound de-duplication and the delivery ledger.
+  "gateway-store": {
+    mutate: ["src/state/sqlite-gateway-store.ts"],
+    tests: ["test/state/sqlite-gateway-store", "test/gateway/durability", "test/gateway/authorization-rules"],
+  },
+  // Run records and idempotency keys of the API server.
+  "api-store": { mutate: ["src/state/sqlite-api-store.ts"], tests: ["test/state/sqlite-api-store"] },
   "store-location": {
     mutate: ["src/state/store-location.ts"],
     tests: ["test/state/import-hermes-python"],
