@@ -179,15 +179,14 @@ function modelFamilyGuidance(model: string | undefined, toolNames: string[]): st
 }
 
 const MEMORY_GUIDANCE = `# Persistent memory
-You keep notes across sessions with the memory tool: the user's preferences, facts about their environment, quirks of tools, and stable conventions. What you save appears in future sessions, so keep it short and worth keeping; the best entry is one that spares the user from correcting or reminding you again.
-Do not save task progress, results of this session, to-do state, issue or PR numbers, commit ids or anything else that will be stale within a week; past transcripts can be searched instead.
-Write entries as facts, not orders to yourself: "The user likes brief answers", not "Always answer briefly". Procedures belong in skills, not in memory.`;
+The memory tool keeps notes for future sessions: the user's preferences, facts about their environment, quirks of tools, stable conventions. Keep entries short and worth keeping; the best one spares the user a correction or a reminder.
+Never save task progress, to-do state, issue or PR numbers, commit ids or anything stale within a week (transcripts can be searched). Write facts, not orders: "The user likes brief answers", not "Always answer briefly". Procedures belong in skills.`;
 
 const SESSION_SEARCH_GUIDANCE =
   "When the user refers to earlier work or a past conversation, search past sessions with session_search before asking them to repeat themselves.";
 
 const SKILLS_GUIDANCE =
-  "After finishing a task that took real effort or revealed a reusable procedure, consider saving it as a skill so the next run goes faster; update a skill you used when it turned out wrong or incomplete.";
+  "After a task that took real effort or revealed a reusable procedure, consider saving it as a skill; fix a skill you used that proved wrong or incomplete.";
 
 function behaviourGuidance(toolNames: string[]): string | undefined {
   const lines: string[] = [];

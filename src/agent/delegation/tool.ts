@@ -32,50 +32,24 @@ export interface DelegateResult {
 
 const DEFAULT_INTERRUPT_GRACE_MS = 2000;
 
-const toolsetsSchema = z
-  .array(z.string())
-  .optional()
-  .describe(
-    "Toolsets the subagent may use (e.g. ['terminal', 'file']); default: the same tools as you, minus the ones subagents never get.",
-  );
-const roleSchema = z
-  .enum(["leaf", "orchestrator"])
-  .optional()
-  .describe(
-    "'leaf' (default) works on its own; 'orchestrator' may split its task among subagents of its own, when the depth limit allows.",
-  );
-const contextSchema = z
-  .string()
-  .optional()
-  .describe(
-    "Everything the subagent needs to know: file paths, constraints, what you already found. It sees nothing of this conversation.",
-  );
+const toolsets = z.array(z.string()).optional();
+const role = z.enum(["leaf", "orchestrator"]).optional();
+const context = z.string().optional();
 
 export const delegateTaskParameters = z.object({
-  goal: z
-    .string()
-    .optional()
-    .describe("The task for a single subagent, stated so it can be done without this conversation."),
-  context: contextSchema,
-  toolsets: toolsetsSchema,
+  goal: z.string().optional().describe("The task, stated so it can be done without this conversation"),
+  context: context.describe("All it needs: paths, constraints, findings; it sees nothing of this chat"),
+  toolsets: toolsets.describe("e.g. ['terminal', 'file']; default: your tools minus those subagents never get"),
   tasks: z
     .array(
-      z.object({
-        goal: z.string().describe("The task for this subagent."),
-        context: contextSchema,
-        toolsets: toolsetsSchema,
-        role: roleSchema,
-      }),
+      z
+        .object({ goal: z.string(), context, toolsets, role })
+        .describe("Fields as the top-level ones, for one subagent"),
     )
     .optional()
-    .describe("A batch of independent tasks run in parallel; use this instead of goal for several tasks."),
-  role: roleSchema,
-  max_iterations: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("Lower the iteration cap of each subagent (never above the configured limit)."),
+    .describe("Several independent tasks run in parallel, instead of goal"),
+  role: role.describe("leaf (default) works alone; orchestrator may delegate again where depth allows"),
+  max_iterations: z.number().int().min(1).optional().describe("Lower each subagent's iteration cap"),
 });
 
 export type DelegateTaskArgs = z.infer<typeof delegateTaskParameters>;
@@ -86,9 +60,9 @@ function describe(settings: DelegationSettings, depth: number): string {
       ? ` A subagent started with role 'orchestrator' may delegate again, down to depth ${settings.max_spawn_depth}.`
       : " Subagents cannot delegate further.";
   return [
-    "Hand self-contained work to subagents. Each starts with an empty conversation (it sees only the goal and context you write, not this chat), works with its own tools, and returns a summary; only that summary enters your context.",
-    `Give one goal, or a batch in tasks: up to ${settings.max_concurrent_children} subagents run at once and results come back in task order.${nested}`,
-    "Subagents cannot ask the user questions, use memory, send messages or run code scripts, and their dangerous commands are refused. Use delegation for independent or context-heavy subtasks; do quick steps yourself.",
+    "Hand self-contained work to subagents with fresh conversations and their own tools.",
+    `Returns each subagent's summary, in task order; only summaries enter your context. Up to ${settings.max_concurrent_children} run at once.${nested}`,
+    "Subagents cannot ask the user, use memory, send messages or run code, and their dangerous commands are refused. Do quick steps yourself.",
   ].join(" ");
 }
 

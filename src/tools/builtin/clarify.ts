@@ -5,12 +5,12 @@ import type { ToolContext, ToolRegistry } from "../registry.js";
 export const CLARIFY_MAX_CHOICES = 4;
 
 export const clarifyParameters = z.object({
-  question: z.string().min(1).describe("The question to ask the user"),
+  question: z.string().min(1).describe("The question"),
   choices: z
     .array(z.string())
     .max(CLARIFY_MAX_CHOICES)
     .optional()
-    .describe(`Up to ${CLARIFY_MAX_CHOICES} suggested answers; the user may still answer in their own words`),
+    .describe(`Up to ${CLARIFY_MAX_CHOICES} suggested answers`),
 });
 
 export type ClarifyArgs = z.infer<typeof clarifyParameters>;
@@ -67,8 +67,8 @@ export function registerClarifyTools(registry: ToolRegistry): void {
     name: "clarify",
     toolset: "clarify",
     description:
-      "Ask the user a question when the request is ambiguous or a decision needs their input, optionally offering " +
-      `up to ${CLARIFY_MAX_CHOICES} choices. Use sparingly: prefer reasonable defaults for small decisions.`,
+      "Ask the user when the request is ambiguous or a decision is theirs; prefer sensible defaults for small " +
+      "choices. Returns the user's answer, in their own words or one of the choices.",
     parameters: clarifyParameters,
     handler: clarifyTool,
     // It waits for a person, so it never runs alongside other tools.

@@ -55,9 +55,9 @@ export const executeCodeParameters = z.object({
   code: z
     .string()
     .describe(
-      "The program. Python: `from hermes_tools import terminal, read_file, ...`. JavaScript (ES module, top-level await): `import { terminal } from './hermes_tools.mjs'`. Print what you want to see; only printed output is returned.",
+      "Python: `from hermes_tools import terminal, ...`; JavaScript (ESM, top-level await): `import { terminal } from './hermes_tools.mjs'`.",
     ),
-  language: z.enum(["python", "javascript"]).optional().describe("python (default) or javascript (Node.js)."),
+  language: z.enum(["python", "javascript"]).optional().describe("Default python"),
 });
 
 export type ExecuteCodeArgs = z.infer<typeof executeCodeParameters>;
@@ -75,11 +75,10 @@ export interface ExecuteCodeResult {
 
 function describe(timeoutSeconds: number, maxCalls: number): string {
   return [
-    "Run a Python or JavaScript program that calls tools programmatically, to do multi-step work in one turn.",
-    `Available to the program: ${SANDBOX_ALLOWED_TOOLS.join(", ")} (each returns the tool's result, parsed from JSON).`,
-    "terminal calls run in the foreground only.",
-    `Limits: ${timeoutSeconds}s, ${maxCalls} tool calls, ${MAX_STDOUT_CHARS} characters of printed output.`,
-    "Only what the program prints comes back; intermediate tool results stay out of the conversation.",
+    "Run a Python or JavaScript program that calls tools, for multi-step work in one turn.",
+    `It may call ${SANDBOX_ALLOWED_TOOLS.join(", ")} (results parsed from JSON; terminal in the foreground).`,
+    `Returns JSON with what it printed (up to ${MAX_STDOUT_CHARS} characters) and its status;`,
+    `limits ${timeoutSeconds}s and ${maxCalls} tool calls.`,
   ].join(" ");
 }
 

@@ -15,14 +15,12 @@ export interface MemoryService {
 }
 
 export const memoryParameters = z.object({
-  action: z.enum(["add", "replace", "remove"]).describe("add a new entry, replace one, or remove one"),
+  action: z.enum(["add", "replace", "remove"]).describe("What to do with an entry"),
   target: z
     .enum(["memory", "user"])
-    .describe(
-      '"memory": your notes about the environment and work. "user": facts about the user and their preferences',
-    ),
-  content: z.string().optional().describe("The entry text (add and replace)"),
-  old_text: z.string().optional().describe("A unique part of the existing entry to replace or remove"),
+    .describe('"user": about the user and their preferences; "memory": about the environment, tools and work'),
+  content: z.string().optional().describe("add/replace: the entry"),
+  old_text: z.string().optional().describe("replace/remove: a unique part of the old entry"),
 });
 
 export type MemoryArgs = z.infer<typeof memoryParameters>;
@@ -82,10 +80,9 @@ export function registerMemoryTools(registry: ToolRegistry): void {
     name: "memory",
     toolset: "memory",
     description:
-      "Save durable facts that will help in future sessions: the user's preferences, corrections and details about " +
-      "their environment (target user), and lessons about tools, projects and conventions (target memory). " +
-      "Entries are short declarative facts, not instructions or task progress. Memory is size-limited: when it is " +
-      "full, replace or remove old entries. Changes show up in the system prompt from the next session on.",
+      "Keep short, durable facts for future sessions (preferences, corrections, environment, conventions), " +
+      "not task progress. Returns JSON with the entries and how full memory is; when full, replace or remove " +
+      "entries. Changes reach the prompt next session.",
     parameters: memoryParameters,
     handler: memoryTool,
     parallelSafe: false,

@@ -16,20 +16,20 @@ export const patchParameters = z.object({
   mode: z
     .enum(["replace", "patch"])
     .optional()
-    .describe('"replace" (default): swap old_string for new_string in one file. "patch": apply a V4A multi-file patch'),
-  path: z.string().optional().describe("File to edit (replace mode)"),
+    .describe('"replace" (default) or "patch" (V4A, several files)'),
+  path: z.string().optional().describe("replace: the file"),
   old_string: z
     .string()
     .optional()
-    .describe("Text to find (replace mode). Include enough surrounding lines to make it unique"),
-  new_string: z.string().optional().describe("Replacement text (replace mode)"),
-  replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring a unique match"),
+    .describe("replace: text to find, with enough context to be unique"),
+  new_string: z.string().optional().describe("replace: its replacement"),
+  replace_all: z.boolean().optional().describe("replace: every occurrence, not one unique match"),
   patch: z
     .string()
     .optional()
     .describe(
-      'V4A patch (patch mode): "*** Begin Patch", then "*** Update File: path" / "*** Add File: path" / ' +
-        '"*** Delete File: path" sections with @@ hunks of " ", "-", "+" lines, then "*** End Patch"',
+      'patch: "*** Begin Patch", "*** Update File: p" / "*** Add File: p" / "*** Delete File: p" sections ' +
+        'with @@ hunks of " ", "-", "+" lines, "*** End Patch"',
     ),
 });
 
@@ -229,10 +229,8 @@ export function registerPatchTool(registry: ToolRegistry): void {
     name: "patch",
     toolset: "file",
     description:
-      "Edit files without rewriting them. replace mode (default): find old_string in path and put new_string in its " +
-      "place; matching tolerates differences in whitespace, indentation and quote style, and old_string must be unique " +
-      "unless replace_all is true. patch mode: apply a V4A patch that may add, update, move and delete several files. " +
-      "Returns a unified diff of the change.",
+      "Edit files in place: replace old_string with new_string (whitespace, indentation and quote differences " +
+      "tolerated), or apply a V4A patch that adds, updates, moves and deletes files. Returns a unified diff.",
     parameters: patchParameters,
     handler: patchTool,
     parallelSafe: false,

@@ -19,21 +19,13 @@ export const processParameters = z.object({
   action: z
     .enum(ACTIONS)
     .describe(
-      "list: background processes; poll: status and output since the last poll; log: output lines (offset/limit); wait: block until it exits or the timeout passes; kill: stop it and its children; write: send raw text to stdin; submit: send text plus Enter; close: close stdin (EOF).",
+      "list; poll (status and new output); log (lines by offset/limit); wait (until exit or timeout); kill (with children); write (raw stdin); submit (text + Enter); close (stdin EOF).",
     ),
-  session_id: z
-    .string()
-    .optional()
-    .describe("The process's session_id from terminal(background=true). Required except for list."),
+  session_id: z.string().optional().describe("From terminal(background=true); not needed for list."),
   data: z.string().optional().describe("Text for write and submit."),
-  timeout: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("Seconds to wait for the wait action (default 180, at most 600). Returns partial output on timeout."),
-  offset: z.number().int().min(0).optional().describe("log: first line to return (default: the last `limit` lines)."),
-  limit: z.number().int().min(1).optional().describe("log: number of lines to return (default 200)."),
+  timeout: z.number().int().min(1).optional().describe("wait: seconds (default 180, max 600)."),
+  offset: z.number().int().min(0).optional().describe("log: first line (default: the last `limit` lines)."),
+  limit: z.number().int().min(1).optional().describe("log: lines (default 200)."),
 });
 
 export type ProcessArgs = z.infer<typeof processParameters>;
@@ -43,7 +35,7 @@ export function registerProcessTools(registry: ToolRegistry, deps: ProcessToolDe
     name: "process",
     toolset: "terminal",
     description:
-      "Manage background processes started with terminal(background=true): list, poll, log, wait, kill, write, submit, close. Results are JSON.",
+      "Manage processes started with terminal(background=true). Returns JSON: the process list, or a process's status, exit code and output (wait returns what it has when the timeout passes).",
     parameters: processParameters,
     emoji: "⚙️",
     maxResultChars: 100_000,

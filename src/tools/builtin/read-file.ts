@@ -21,15 +21,15 @@ const COUNT_LINES_MAX_BYTES = 50 * 1024 * 1024;
 const DECODE_WHOLE_MAX_BYTES = 16 * 1024 * 1024;
 
 export const readFileParameters = z.object({
-  path: z.string().describe("Path to the file: absolute, relative to the working directory, or starting with ~"),
-  offset: z.number().int().min(1).optional().describe("Line number to start from (1-based, default 1)"),
+  path: z.string().describe("File path (absolute, relative, or ~/...)"),
+  offset: z.number().int().min(1).optional().describe("First line (1-based, default 1)"),
   limit: z
     .number()
     .int()
     .min(1)
     .max(READ_MAX_LIMIT)
     .optional()
-    .describe(`Maximum number of lines to return (default ${READ_DEFAULT_LIMIT}, at most ${READ_MAX_LIMIT})`),
+    .describe(`Lines to return (default ${READ_DEFAULT_LIMIT}, max ${READ_MAX_LIMIT})`),
 });
 
 export type ReadFileArgs = z.infer<typeof readFileParameters>;
@@ -225,9 +225,8 @@ export function registerReadFileTool(registry: ToolRegistry): void {
     name: "read_file",
     toolset: "file",
     description:
-      "Read a text file with line numbers (each line shown as `     N|text`), a page at a time. " +
-      `Returns up to ${READ_DEFAULT_LIMIT} lines by default; use offset and limit to page through larger files. ` +
-      "Refuses binary files. Prefer this over cat/head/tail in the terminal.",
+      `Read a text file. Returns up to ${READ_DEFAULT_LIMIT} lines as \`N|text\`; page with offset and limit. ` +
+      "Refuses binary files. Use it instead of cat/head/tail.",
     parameters: readFileParameters,
     handler: readFileTool,
     parallelSafe: true,

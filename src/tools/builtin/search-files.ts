@@ -15,33 +15,23 @@ const SEARCH_SCAN_CAP = 10_000;
 const MATCH_LINE_MAX_CHARS = 500;
 
 export const searchFilesParameters = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe(
-      'target "content": a regular expression to find in file contents. target "files": a file name glob like "*.ts"',
-    ),
-  target: z
-    .enum(["content", "files"])
-    .optional()
-    .describe('"content" (default) searches inside files; "files" lists files whose names match the glob'),
-  path: z.string().optional().describe("Directory or file to search (default: the working directory)"),
-  file_glob: z.string().optional().describe('Only search files matching this glob, like "*.py" (content target)'),
+  pattern: z.string().min(1).describe('A regular expression (content) or a name glob like "*.ts" (files)'),
+  target: z.enum(["content", "files"]).optional().describe('"content" (default) or "files"'),
+  path: z.string().optional().describe("Directory or file (default: working directory)"),
+  file_glob: z.string().optional().describe('content: only files matching this glob, like "*.py"'),
   limit: z
     .number()
     .int()
     .min(1)
     .max(SEARCH_MAX_LIMIT)
     .optional()
-    .describe(`Maximum results to return (default ${SEARCH_DEFAULT_LIMIT})`),
-  offset: z.number().int().min(0).optional().describe("Skip this many results, to page through a long list"),
+    .describe(`Results (default ${SEARCH_DEFAULT_LIMIT})`),
+  offset: z.number().int().min(0).optional().describe("Results to skip, for paging"),
   output_mode: z
     .enum(["content", "files_only", "count"])
     .optional()
-    .describe(
-      'content target: "content" (default) shows matching lines, "files_only" lists files, "count" counts per file',
-    ),
-  context: z.number().int().min(0).max(20).optional().describe("Lines of context to show around each match"),
+    .describe('content: matching lines (default), "files_only" or "count" per file'),
+  context: z.number().int().min(0).max(20).optional().describe("content: lines around each match"),
 });
 
 export type SearchFilesArgs = z.infer<typeof searchFilesParameters>;
@@ -162,10 +152,9 @@ export function registerSearchFilesTool(registry: ToolRegistry, options: SearchF
     name: "search_files",
     toolset: "file",
     description:
-      'Search the file tree. target "content" (default) finds lines matching a regular expression, with optional ' +
-      'file_glob filter, context lines, and output_mode "files_only" or "count"; target "files" lists files whose ' +
-      "names match a glob, newest first. Honours .gitignore and skips .git, node_modules and binary files. " +
-      "Prefer this over grep/find in the terminal.",
+      "Search file contents by regular expression, or file names by glob. Returns matching lines with file and " +
+      "line number (or files, or counts); names newest first. Skips .gitignored, .git, node_modules and binary " +
+      "files. Use it instead of grep/find.",
     parameters: searchFilesParameters,
     handler: (args, ctx) => searchFilesTool(args, ctx, options),
     parallelSafe: true,

@@ -10,7 +10,7 @@ const SNIPPET_MAX_CHARS = 1500;
 export type SessionSearchFn = (query: string, limit: number) => unknown[] | Promise<unknown[]>;
 
 export const sessionSearchParameters = z.object({
-  query: z.string().describe("Words to look for in past conversations (full-text search)"),
+  query: z.string().describe("Words to find (full-text)"),
   limit: z
     .number()
     .int()
@@ -93,8 +93,7 @@ export function registerSessionSearchTools(registry: ToolRegistry): void {
     name: "session_search",
     toolset: "session_search",
     description:
-      "Search the transcripts of past sessions with full-text search, to recall what was discussed or decided " +
-      'before ("what did we do about X last week?"). Returns the best matching sessions with a snippet each.',
+      "Recall what was discussed or decided in past sessions. Returns the best matching sessions with a snippet each.",
     parameters: sessionSearchParameters,
     handler: sessionSearchTool,
     parallelSafe: true,

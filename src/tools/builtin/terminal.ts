@@ -35,37 +35,26 @@ export interface TerminalDeps {
 }
 
 export const terminalParameters = z.object({
-  command: z.string().describe("The shell command to run (bash)."),
+  command: z.string().describe("Bash command."),
   background: z
     .boolean()
     .optional()
-    .describe(
-      "Run in the background and return a session_id at once. Use for servers and watchers that never exit, or for long jobs together with notify_on_complete. Manage it with the process tool.",
-    ),
+    .describe("Start in the background and return a session_id at once (servers, watchers, long jobs)."),
   timeout: z
     .number()
     .int()
     .min(1)
     .optional()
-    .describe(
-      "Seconds to wait for a foreground command before killing it (default 180, at most 600). The call returns as soon as the command finishes, so a generous value costs nothing. For longer work use background=true.",
-    ),
-  workdir: z
-    .string()
-    .optional()
-    .describe("Directory to run in (absolute, or relative to the session's working directory)."),
+    .describe("Foreground limit in seconds (default 180, max 600); the call returns when the command ends."),
+  workdir: z.string().optional().describe("Directory to run in (absolute or relative)."),
   notify_on_complete: z
     .boolean()
     .optional()
-    .describe(
-      "With background=true: get one notification when the process exits, so you can keep working instead of polling.",
-    ),
+    .describe("With background: one notification when it exits, instead of polling."),
   keep_alive: z
     .boolean()
     .optional()
-    .describe(
-      "With background=true: keep the process running after hermes exits (a server the user wants left up); its output then goes to a file. Refused unless the user allowed it.",
-    ),
+    .describe("With background: keep running after hermes exits (output to a file); only if the user allowed it."),
 });
 
 export type TerminalArgs = z.infer<typeof terminalParameters>;
@@ -79,12 +68,10 @@ export interface TerminalResult {
 }
 
 const DESCRIPTION = [
-  "Run a shell command (bash) on the user's machine in the session's working directory.",
-  "stdout and stderr are merged; colours are stripped and very long output keeps its beginning and end.",
-  "The result is JSON: {output, exit_code, error?}.",
-  "Commands that could destroy data ask the user first; some are never allowed.",
-  "Long-running work: background=true (plus notify_on_complete=true for jobs that end), then the process tool.",
-  "Prefer the file tools for reading and editing files.",
+  "Run a bash command in the working directory.",
+  "Returns JSON {output, exit_code, error?}: stdout and stderr merged, long output cut in the middle.",
+  "Destructive commands need the user's approval; some are refused.",
+  "Long jobs: background=true, then the process tool. Read and edit files with the file tools.",
 ].join(" ");
 
 export function registerTerminalTools(registry: ToolRegistry, deps: TerminalDeps = {}): void {

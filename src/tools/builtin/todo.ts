@@ -12,17 +12,17 @@ export interface TodoItem {
 }
 
 const todoItemSchema = z.object({
-  id: z.union([z.string(), z.number()]).describe("Stable id of the item, used to update it later"),
-  content: z.string().optional().describe("What the task is (may be left out when merging a status change)"),
-  status: z.enum(TODO_STATUSES).optional().describe("pending, in_progress, completed or cancelled"),
+  id: z.union([z.string(), z.number()]).describe("Stable id"),
+  content: z.string().optional().describe("The task (optional when merging a status change)"),
+  status: z.enum(TODO_STATUSES).optional().describe("Default pending"),
 });
 
 export const todoParameters = z.object({
-  todos: z.array(todoItemSchema).optional().describe("Items to write. Leave out to read the current list"),
+  todos: z.array(todoItemSchema).optional().describe("Items to write; leave out to read the list"),
   merge: z
     .boolean()
     .optional()
-    .describe("true: update items by id and append new ones. false (default): replace the whole list"),
+    .describe("true: update by id and append; false (default): replace the list"),
 });
 
 export type TodoArgs = z.infer<typeof todoParameters>;
@@ -130,9 +130,8 @@ export function registerTodoTools(registry: ToolRegistry): void {
     name: "todo",
     toolset: "todo",
     description:
-      "Plan and track multi-step work in a task list for this session. Call with no arguments to read the list. " +
-      "Pass todos to write it: with merge=false the list is replaced, with merge=true items are updated by id and " +
-      "new ones appended. Keep exactly one item in_progress while working, and mark items completed as soon as they are done.",
+      "The session's task list for multi-step work; call with no arguments to read it. Returns the whole list. " +
+      "Keep one item in_progress and mark items completed as soon as they are done.",
     parameters: todoParameters,
     handler: (args, ctx) => todoTool(args, storeFor(ctx)),
     parallelSafe: false,

@@ -41,7 +41,7 @@ export const webExtractParameters = z.object({
     .array(z.string())
     .min(1)
     .max(WEB_EXTRACT_MAX_URLS)
-    .describe(`Up to ${WEB_EXTRACT_MAX_URLS} http(s) URLs to read`),
+    .describe("http(s) URLs"),
 });
 
 function currentEnv(options: WebToolsOptions): Env {
@@ -132,8 +132,7 @@ export function registerWebTools(registry: ToolRegistry, options: WebToolsOption
     name: "web_extract",
     toolset: "web",
     description:
-      `Read up to ${WEB_EXTRACT_MAX_URLS} web pages and return their main content as markdown ` +
-      "(headings, links, lists and code kept; scripts and navigation dropped).",
+      `Read up to ${WEB_EXTRACT_MAX_URLS} web pages. Returns each page's main content as markdown.`,
     parameters: webExtractParameters,
     handler: (args, ctx) => webExtractTool(args, ctx, options),
     parallelSafe: true,

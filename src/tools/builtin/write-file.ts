@@ -18,8 +18,8 @@ import { approvePersistentWrite, checkWritePath, displayPath } from "./file-path
 export const writeFileParameters = z.object({
   path: z
     .string()
-    .describe("Path of the file to write: absolute, relative to the working directory, or starting with ~"),
-  content: z.string().describe("The complete new content of the file"),
+    .describe("File path (absolute, relative, or ~/...)"),
+  content: z.string().describe("The whole new content"),
 });
 
 export type WriteFileArgs = z.infer<typeof writeFileParameters>;
@@ -71,8 +71,8 @@ export function registerWriteFileTool(registry: ToolRegistry): void {
     name: "write_file",
     toolset: "file",
     description:
-      "Write a file, replacing its whole content (parent directories are created). " +
-      "For small changes to an existing file prefer patch, which shows a diff and keeps the rest intact.",
+      "Create or overwrite a file (parent directories are created). Returns JSON with the path and bytes written. " +
+      "For small edits use patch.",
     parameters: writeFileParameters,
     handler: writeFileTool,
     parallelSafe: false,

@@ -12,10 +12,9 @@ const INDEX_DESCRIPTION_CHARS = 240;
 
 const HEADER = [
   "## Skills",
-  "Skills hold proven workflows, conventions and pitfalls for particular kinds of work, including how this",
-  "user wants things done. Before replying, look through the list below. When a skill fits the task, even",
-  "partly, load it with skill_view(name) and follow it, also for work you already know how to do: the skill",
-  "says how it is done here. Its supporting files are loaded with skill_view(name, file_path).",
+  "Skills hold proven workflows, conventions and pitfalls, including how this user wants things done. Before",
+  "replying, scan the list below. When a skill fits the task, even partly, load it with skill_view(name) and",
+  "follow it, also for work you know how to do: it says how it is done here.",
 ].join("\n");
 
 const FOOTER = "If none of these skills fits the task, go ahead without one.";

@@ -19,39 +19,26 @@ export interface SkillsToolsOptions {
 }
 
 export const skillsListParameters = z.object({
-  category: z.string().optional().describe("Only list skills of this category"),
+  category: z.string().optional().describe("Only this category"),
 });
 
 export const skillViewParameters = z.object({
-  name: z.string().describe("The skill's name, as listed in the skills index or by skills_list"),
-  file_path: z
-    .string()
-    .optional()
-    .describe("A supporting file of the skill to read instead of SKILL.md, e.g. references/checklist.md"),
+  name: z.string().describe("Skill name"),
+  file_path: z.string().optional().describe("A supporting file to read instead, e.g. references/checklist.md"),
 });
 
 export const skillManageParameters = z.object({
   action: z
     .enum(MANAGE_ACTIONS)
-    .describe(
-      "create a skill, update (replace SKILL.md), patch (find and replace in SKILL.md or a file), delete the skill, write_file or remove_file (supporting files)",
-    ),
-  name: z.string().describe("Skill name: lowercase letters, digits and hyphens (also its folder and /command)"),
-  content: z
-    .string()
-    .optional()
-    .describe(
-      "Whole SKILL.md for create and update: '---' frontmatter with name and description, '---', then the instructions",
-    ),
-  category: z.string().optional().describe("create only: category folder to put the new skill in"),
-  file_path: z
-    .string()
-    .optional()
-    .describe("write_file, remove_file, patch: a path under references/, templates/, scripts/ or assets/"),
-  file_content: z.string().optional().describe("write_file: the file's full text"),
-  old_string: z.string().optional().describe("patch: the text to replace, quoted exactly"),
-  new_string: z.string().optional().describe("patch: the replacement text"),
-  replace_all: z.boolean().optional().describe("patch: replace every occurrence instead of exactly one"),
+    .describe("update replaces SKILL.md; patch edits SKILL.md or a file; write_file/remove_file: supporting files"),
+  name: z.string().describe("Lowercase letters, digits, hyphens"),
+  content: z.string().optional().describe("create/update: whole SKILL.md, '---' frontmatter (name, description) '---' body"),
+  category: z.string().optional().describe("create: category folder"),
+  file_path: z.string().optional().describe("A path under references/, templates/, scripts/ or assets/"),
+  file_content: z.string().optional().describe("write_file: the file's text"),
+  old_string: z.string().optional().describe("patch: exact text to replace"),
+  new_string: z.string().optional().describe("patch: replacement"),
+  replace_all: z.boolean().optional().describe("patch: every occurrence"),
 });
 
 function catalogFor(options: SkillsToolsOptions, ctx: Pick<ToolContext, "cwd">) {
@@ -113,8 +100,7 @@ export function registerSkillsTools(registry: ToolRegistry, options: SkillsTools
     name: "skills_list",
     toolset: "skills",
     description:
-      "List the installed skills (name, category, one-line description). Use skill_view to load one. " +
-      "Optionally filter by category.",
+      "List installed skills. Returns name, category and a one-line description of each; load one with skill_view.",
     parameters: skillsListParameters,
     handler: async (args, ctx) => skillsListTool(options, args, ctx),
     parallelSafe: true,
@@ -124,8 +110,7 @@ export function registerSkillsTools(registry: ToolRegistry, options: SkillsTools
     name: "skill_view",
     toolset: "skills",
     description:
-      "Load a skill: returns its full SKILL.md instructions and the list of its supporting files " +
-      "(references, templates, scripts, assets). Pass file_path to read one of those files.",
+      "Load a skill. Returns its SKILL.md instructions and supporting files list, or the file at file_path.",
     parameters: skillViewParameters,
     handler: async (args, ctx) => skillViewTool(options, args, ctx),
     parallelSafe: true,
@@ -135,12 +120,8 @@ export function registerSkillsTools(registry: ToolRegistry, options: SkillsTools
     name: "skill_manage",
     toolset: "skills",
     description:
-      "Write down a reusable procedure as a skill, or improve one. Save a skill after working out a non-obvious " +
-      "workflow, fixing a tricky problem, or being corrected by the user on how something should be done; patch " +
-      "a skill when it proved wrong or incomplete. SKILL.md starts with YAML frontmatter (name, description) " +
-      "followed by concise steps, pitfalls and checks. Longer material goes into supporting files under " +
-      "references/, templates/, scripts/ or assets/. Only skills in the user's skills folder can be changed. " +
-      "New skills appear in the skills index from the next session; skill_view can load them at once.",
+      "Save a reusable procedure as a skill (after a non-obvious workflow, a tricky fix, a correction by the user) " +
+      "or fix one that proved wrong. SKILL.md holds short steps, pitfalls and checks. Returns JSON saying what changed.",
     parameters: skillManageParameters,
     handler: async (args, ctx) => JSON.stringify(await manageSkillRecorded(options.home, args, ctx)),
     parallelSafe: false,
