@@ -12,6 +12,7 @@ import { sessionIdNew } from "../state/titles.js";
 import { writeTrajectory } from "../state/trajectories.js";
 import { planModeNote } from "../tools/permissions/gate.js";
 import type { ToolContext } from "../tools/registry.js";
+import { type PublishedTools, publishTools } from "../tools/tool-search.js";
 import { log } from "../util/log.js";
 import { estimateTextTokens } from "../util/tokens.js";
 import { IterationBudget } from "./budget.js";
@@ -38,9 +39,15 @@ import { stripMemoryContext } from "./memory-scrubber.js";
 import type { ModelRoute } from "./model-call.js";
 import { type AgentOptions, type FinishedTurn, resolveRoutes, resolveToolNames } from "./options.js";
 import type { RunOptions, RunResult } from "./run-types.js";
-import { buildSessionPrompt, resolveMemory, withCompactionNote, withRecalledMemory } from "./session-prompt.js";
+import {
+  buildSessionPrompt,
+  resolveMemory,
+  sessionPromptInput,
+  withCompactionNote,
+  withRecalledMemory,
+} from "./session-prompt.js";
 import { SessionRecorder } from "./session-recorder.js";
-import { withEphemeralLayer } from "./system-prompt.js";
+import { type PromptLayer, systemPromptLayers, withEphemeralLayer } from "./system-prompt.js";
 import { runToolBatch } from "./tool-batch.js";
 import { TurnCaller } from "./turn-caller.js";
 
@@ -93,6 +100,7 @@ export class Agent {
   private routes: ModelRoute[] | undefined;
   private toolNames: string[] | undefined;
   private toolTokens = 0;
+  private published: PublishedTools | undefined;
   private controller: AbortController | undefined;
   private turnContext: ToolContext | undefined;
   /** Fenced memory recalled for the current turn; sent with each request, never stored. */
@@ -184,6 +192,7 @@ export class Agent {
   /** Resolve the enabled tools again on the next turn (after `/reload-mcp`); otherwise the list is fixed per session. */
   refreshTools(): void {
     this.toolNames = undefined;
+    this.published = undefined;
   }
 
   /** Run one turn. `input` is the user's text, or text and image parts (vision models). */
@@ -218,8 +227,9 @@ export class Agent {
       if (extra) this.recalled = this.recalled ? `${this.recalled}\n\n${extra}` : extra;
     }
 
+    const published = this.publishedTools(toolNames);
     const ctx = this.toolContext(opts.taskId ?? randomUUID(), signal);
-    const tools = this.options.registry?.definitions(toolNames) ?? [];
+    const tools = published.definitions;
     this.toolTokens = tools.length ? estimateTextTokens(JSON.stringify(tools)) : 0;
     this.guardrails?.resetForTurn();
 
@@ -281,7 +291,7 @@ export class Agent {
           if (reply.continuity) assistant.reasoningContinuity = reply.continuity;
           await this.append(assistant);
           toolCallCount += reply.toolCalls.length;
-          const halted = await this.runTools(reply.toolCalls, toolNames, ctx);
+          const halted = await this.runTools(reply.toolCalls, published.callable, ctx);
           this.emitter.emit({ type: "step_end", iteration, toolCalls: reply.toolCalls.length });
           if (reply.toolCalls.every((c) => c.function.name === "execute_code")) this.budget.refund();
           if (halted) nudge = GUARDRAIL_NUDGE;
@@ -391,6 +401,13 @@ export class Agent {
     return "";
   }
 
+  /** What this session's first request would carry, without starting the session (`hermes prompt-size`). */
+  async requestPreview(): Promise<{ layers: PromptLayer[]; published: PublishedTools }> {
+    this.toolNames ??= await this.resolveTools();
+    const input = await sessionPromptInput(this.options, this.toolNames, this.options.model, this.memory);
+    return { layers: systemPromptLayers(input), published: this.publishedTools(this.toolNames) };
+  }
+
   /** Routes, tools, history and the system prompt of the session, resolved once. */
   private async prepareSession(opts: RunOptions): Promise<{ routes: ModelRoute[]; toolNames: string[] }> {
     this.routes ??= await resolveRoutes(this.options);
@@ -435,6 +452,14 @@ export class Agent {
     return names;
   }
 
+  /** The tools each request carries, decided once per session (see tools/tool-search). */
+  private publishedTools(toolNames: string[]): PublishedTools {
+    const registry = this.options.registry;
+    if (!registry) return { definitions: [], hidden: [], callable: toolNames };
+    this.published ??= publishTools(registry, toolNames, this.options.toolSchemaBudget ?? 0);
+    return this.published;
+  }
+
   private toolContext(taskId: string, signal: AbortSignal): ToolContext {
     const memoryStore = this.memory?.store;
     this.turnContext = {
@@ -448,6 +473,7 @@ export class Agent {
         ...(memoryStore ? { memory: memoryStore } : {}),
         ...(this.memory?.provider ? { memoryProvider: this.memory.provider } : {}),
         iterationBudget: this.budget,
+        ...(this.published?.hidden.length ? { hiddenTools: this.published.hidden } : {}),
         ...this.options.services,
       },
     };

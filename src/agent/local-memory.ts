@@ -188,7 +188,8 @@ export class LocalMemoryProvider implements MemoryProvider {
     return {
       name: "memory_recall",
       toolset: "memory",
-      description: "Search the facts remembered about the user and their environment across sessions.",
+      description:
+        "Search the facts remembered about the user and their environment. Returns matching facts with their ids.",
       parameters,
       parallelSafe: true,
       handler: async (args: z.infer<typeof parameters>, ctx) => {
@@ -207,7 +208,7 @@ export class LocalMemoryProvider implements MemoryProvider {
       name: "memory_remember",
       toolset: "memory",
       description:
-        "Store a durable fact about the user or their environment for later sessions. Facts, not instructions; never secrets.",
+        "Store a durable fact about the user or their environment (facts, not instructions; never secrets). Returns whether it was stored or merged.",
       parameters,
       handler: async (args: z.infer<typeof parameters>, ctx) => {
         const fact = args.fact.trim();
@@ -227,7 +228,7 @@ export class LocalMemoryProvider implements MemoryProvider {
     return {
       name: "memory_forget",
       toolset: "memory",
-      description: "Remove a stored fact that is wrong or outdated, by id or by text.",
+      description: "Remove a wrong or outdated fact by id or text. Returns how many facts were removed.",
       parameters,
       handler: async (args: z.infer<typeof parameters>, ctx) => {
         if (args.id === undefined && !args.text?.trim()) return "Give the fact's id or a piece of its text.";

@@ -69,6 +69,11 @@ export interface AgentOptions {
   fallbackProviders?: RouteSpec[];
   /** Maximum model calls per conversation run (`agent.max_turns`, default 90). */
   maxIterations?: number;
+  /**
+   * Estimated tokens the tool schemas may take (`agent.tool_schema_budget`); past it, MCP tools and
+   * rarely used built-ins are found through tool_search instead. 0 or unset: every schema is sent.
+   */
+  toolSchemaBudget?: number;
   /** A budget shared with a parent agent (subagents). */
   iterationBudget?: IterationBudget;
   registry?: ToolRegistry;

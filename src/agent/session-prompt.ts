@@ -10,16 +10,16 @@ import { prependText } from "./compression/text.js";
 import { buildContextFilesPrompt } from "./context-files.js";
 import { MemoryManager } from "./memory-manager.js";
 import type { AgentOptions } from "./options.js";
-import { buildSystemPrompt } from "./system-prompt.js";
+import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt.js";
 
-export async function buildSessionPrompt(
+export async function sessionPromptInput(
   options: AgentOptions,
   toolNames: string[],
   model: string,
   memory: MemoryManager | undefined,
-): Promise<string> {
+): Promise<SystemPromptInput> {
   const cwd = options.cwd ?? process.cwd();
-  return buildSystemPrompt({
+  return {
     cwd,
     toolNames,
     model,
@@ -30,7 +30,16 @@ export async function buildSessionPrompt(
     contextFiles: options.loadContextFiles === false ? undefined : buildContextFilesPrompt(cwd),
     memoryBlock: memory ? await memory.systemPromptBlock() : undefined,
     timeZone: options.timeZone,
-  });
+  };
+}
+
+export async function buildSessionPrompt(
+  options: AgentOptions,
+  toolNames: string[],
+  model: string,
+  memory: MemoryManager | undefined,
+): Promise<string> {
+  return buildSystemPrompt(await sessionPromptInput(options, toolNames, model, memory));
 }
 
 /** The prompt of a session that continues a compressed one: freshly built, with a note about the summary. */

@@ -52,18 +52,33 @@ export interface SystemPromptInput {
   timeZone?: string;
 }
 
-export function buildSystemPrompt(input: SystemPromptInput): string {
-  const layers = [
-    identity(input.home),
-    input.platform ? PLATFORM_HINTS[input.platform] : undefined,
-    environmentHint(input),
-    modelFamilyGuidance(input.model, input.toolNames),
-    behaviourGuidance(input.toolNames),
-    input.skillsIndex,
-    input.contextFiles,
-    input.memoryBlock,
+export interface PromptLayer {
+  name: string;
+  text: string;
+}
+
+/** The non-empty layers in the order they are joined (`hermes prompt-size` reports each). */
+export function systemPromptLayers(input: SystemPromptInput): PromptLayer[] {
+  const layers: Array<[string, string | undefined]> = [
+    ["identity", identity(input.home)],
+    ["platform", input.platform ? PLATFORM_HINTS[input.platform] : undefined],
+    ["environment", environmentHint(input)],
+    ["model guidance", modelFamilyGuidance(input.model, input.toolNames)],
+    ["tool guidance", behaviourGuidance(input.toolNames)],
+    // The index only helps a model that can load skills.
+    ["skills index", input.toolNames.includes("skill_view") ? input.skillsIndex : undefined],
+    ["context files", input.contextFiles],
+    ["memory", input.memoryBlock],
   ];
-  return layers.filter((layer): layer is string => Boolean(layer?.trim())).join("\n\n");
+  return layers
+    .filter((layer): layer is [string, string] => Boolean(layer[1]?.trim()))
+    .map(([name, text]) => ({ name, text }));
+}
+
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  return systemPromptLayers(input)
+    .map((layer) => layer.text)
+    .join("\n\n");
 }
 
 /** The prompt actually sent: the session's stored prompt plus the ephemeral layer, if any. */

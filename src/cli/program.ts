@@ -24,6 +24,7 @@ import { registerModelCommand } from "./commands/model.js";
 import { registerPairingCommands } from "./commands/pairing.js";
 import { registerPluginsCommands } from "./commands/plugins.js";
 import { registerProfileCommands } from "./commands/profile.js";
+import { registerPromptSizeCommand } from "./commands/prompt-size.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
 import { registerSetupCommand } from "./commands/setup.js";
 import { registerSkillsCommands } from "./commands/skills.js";
@@ -147,6 +148,7 @@ export function buildProgram(): Command {
   registerImportCommands(program);
   registerLogsCommand(program);
   registerStatusCommand(program);
+  registerPromptSizeCommand(program);
   registerBackupCommands(program);
   registerAcpCommand(program);
   registerPluginsCommands(program);

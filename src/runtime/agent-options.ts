@@ -148,6 +148,7 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
       ...(f.api_mode && f.api_mode !== "auto" ? { apiMode: f.api_mode as NonNullable<AgentOptions["apiMode"]> } : {}),
     })),
     maxIterations: overrides.maxTurns ?? config.agent.max_turns,
+    toolSchemaBudget: config.agent.tool_schema_budget,
     retry: { maxRetries: config.agent.api_max_retries },
     ...(config.agent.disabled_toolsets.length ? { disabledToolsets: [...config.agent.disabled_toolsets] } : {}),
     ...(config.timezone ? { timeZone: config.timezone } : {}),

@@ -240,6 +240,11 @@ export const configSchema = z.object(
       restart_drain_timeout: numberBetween(0, 3600, 0),
       /** Retries of a failed provider call (after backoff) before falling back or giving up. */
       api_max_retries: integerAtLeast(0, 3),
+      /**
+       * Our addition: estimated tokens the tool schemas of a request may take; past it, MCP tools and
+       * rarely used built-ins are reached through tool_search. 0 sends every schema.
+       */
+      tool_schema_budget: integerAtLeast(0, 3500),
       /** Toolsets taken away from whatever `toolsets` or `platform_toolsets` enable. */
       disabled_toolsets: stringList(),
     }),

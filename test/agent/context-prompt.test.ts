@@ -42,12 +42,18 @@ test("the system prompt is byte-identical on every request of a 20-turn session"
   }
 });
 
+test("the skills index is left out when the session cannot load skills", () => {
+  const input = { cwd: "/w", toolNames: ["terminal"], skillsIndex: "## Skills\n- deploy: ship the app" };
+  assert.doesNotMatch(buildSystemPrompt(input), /## Skills/);
+  assert.match(buildSystemPrompt({ ...input, toolNames: ["terminal", "skill_view"] }), /## Skills\n- deploy/);
+});
+
 test("layers come in order: identity, platform, environment, guidance, skills, context files, memory", () => {
   const prompt = buildSystemPrompt({
     cwd: "/work/project",
     platform: "telegram",
     model: "openai/gpt-4.1",
-    toolNames: ["memory", "session_search", "terminal"],
+    toolNames: ["memory", "session_search", "terminal", "skill_view"],
     skillsIndex: "## Skills\n- deploy: ship the app",
     contextFiles: "# Project context\n\nUse pnpm.",
     memoryBlock: "MEMORY (your notes from earlier sessions)\nThe user is called Ada.",

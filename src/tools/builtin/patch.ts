@@ -13,15 +13,9 @@ import { approvePersistentWrite, checkWritePath, displayPath } from "./file-path
 import { type PatchHunk, PatchParseError, parseV4aPatch } from "./v4a-patch.js";
 
 export const patchParameters = z.object({
-  mode: z
-    .enum(["replace", "patch"])
-    .optional()
-    .describe('"replace" (default) or "patch" (V4A, several files)'),
+  mode: z.enum(["replace", "patch"]).optional().describe('"replace" (default) or "patch" (V4A, several files)'),
   path: z.string().optional().describe("replace: the file"),
-  old_string: z
-    .string()
-    .optional()
-    .describe("replace: text to find, with enough context to be unique"),
+  old_string: z.string().optional().describe("replace: text to find, with enough context to be unique"),
   new_string: z.string().optional().describe("replace: its replacement"),
   replace_all: z.boolean().optional().describe("replace: every occurrence, not one unique match"),
   patch: z

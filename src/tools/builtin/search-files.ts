@@ -19,13 +19,7 @@ export const searchFilesParameters = z.object({
   target: z.enum(["content", "files"]).optional().describe('"content" (default) or "files"'),
   path: z.string().optional().describe("Directory or file (default: working directory)"),
   file_glob: z.string().optional().describe('content: only files matching this glob, like "*.py"'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(SEARCH_MAX_LIMIT)
-    .optional()
-    .describe(`Results (default ${SEARCH_DEFAULT_LIMIT})`),
+  limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).optional().describe(`Results (default ${SEARCH_DEFAULT_LIMIT})`),
   offset: z.number().int().min(0).optional().describe("Results to skip, for paging"),
   output_mode: z
     .enum(["content", "files_only", "count"])

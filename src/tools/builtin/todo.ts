@@ -19,10 +19,7 @@ const todoItemSchema = z.object({
 
 export const todoParameters = z.object({
   todos: z.array(todoItemSchema).optional().describe("Items to write; leave out to read the list"),
-  merge: z
-    .boolean()
-    .optional()
-    .describe("true: update by id and append; false (default): replace the list"),
+  merge: z.boolean().optional().describe("true: update by id and append; false (default): replace the list"),
 });
 
 export type TodoArgs = z.infer<typeof todoParameters>;

@@ -37,11 +37,7 @@ export const webSearchParameters = z.object({
 });
 
 export const webExtractParameters = z.object({
-  urls: z
-    .array(z.string())
-    .min(1)
-    .max(WEB_EXTRACT_MAX_URLS)
-    .describe("http(s) URLs"),
+  urls: z.array(z.string()).min(1).max(WEB_EXTRACT_MAX_URLS).describe("http(s) URLs"),
 });
 
 function currentEnv(options: WebToolsOptions): Env {
@@ -131,8 +127,7 @@ export function registerWebTools(registry: ToolRegistry, options: WebToolsOption
   registry.register({
     name: "web_extract",
     toolset: "web",
-    description:
-      `Read up to ${WEB_EXTRACT_MAX_URLS} web pages. Returns each page's main content as markdown.`,
+    description: `Read up to ${WEB_EXTRACT_MAX_URLS} web pages. Returns each page's main content as markdown.`,
     parameters: webExtractParameters,
     handler: (args, ctx) => webExtractTool(args, ctx, options),
     parallelSafe: true,

@@ -16,9 +16,7 @@ import {
 import { approvePersistentWrite, checkWritePath, displayPath } from "./file-paths.js";
 
 export const writeFileParameters = z.object({
-  path: z
-    .string()
-    .describe("File path (absolute, relative, or ~/...)"),
+  path: z.string().describe("File path (absolute, relative, or ~/...)"),
   content: z.string().describe("The whole new content"),
 });
 

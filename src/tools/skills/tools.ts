@@ -32,7 +32,10 @@ export const skillManageParameters = z.object({
     .enum(MANAGE_ACTIONS)
     .describe("update replaces SKILL.md; patch edits SKILL.md or a file; write_file/remove_file: supporting files"),
   name: z.string().describe("Lowercase letters, digits, hyphens"),
-  content: z.string().optional().describe("create/update: whole SKILL.md, '---' frontmatter (name, description) '---' body"),
+  content: z
+    .string()
+    .optional()
+    .describe("create/update: whole SKILL.md, '---' frontmatter (name, description) '---' body"),
   category: z.string().optional().describe("create: category folder"),
   file_path: z.string().optional().describe("A path under references/, templates/, scripts/ or assets/"),
   file_content: z.string().optional().describe("write_file: the file's text"),
@@ -109,8 +112,7 @@ export function registerSkillsTools(registry: ToolRegistry, options: SkillsTools
   registry.register({
     name: "skill_view",
     toolset: "skills",
-    description:
-      "Load a skill. Returns its SKILL.md instructions and supporting files list, or the file at file_path.",
+    description: "Load a skill. Returns its SKILL.md instructions and supporting files list, or the file at file_path.",
     parameters: skillViewParameters,
     handler: async (args, ctx) => skillViewTool(options, args, ctx),
     parallelSafe: true,

@@ -1,0 +1,180 @@
+/**
+ * The tool schema budget: when the schemas of a session's tools would cost more estimated tokens
+ * than `agent.tool_schema_budget`, MCP tools and rarely used built-ins leave the published list
+ * and sit behind `tool_search` and `tool_describe`. A hidden tool stays enabled: once the model
+ * has found it, it calls it by name in the same turn. What is hidden is decided once per session
+ * from the tool list alone, so the request prefix stays byte-stable across turns.
+ */
+
+import { z } from "../util/schema/index.js";
+import { estimateTextTokens } from "../util/tokens.js";
+import { type FunctionDefinition, type ToolContext, type ToolRegistry, toJsonSchema } from "./registry.js";
+
+export const TOOL_SEARCH = "tool_search";
+export const TOOL_DESCRIBE = "tool_describe";
+const SEARCH_DEFAULT_LIMIT = 5;
+const SEARCH_MAX_LIMIT = 20;
+
+/** Built-ins few turns need, hidden (after MCP tools) when the budget is exceeded. */
+const RARELY_USED = [
+  "send_message",
+  "text_to_speech",
+  "image_generate",
+  "cronjob",
+  "vision_analyze",
+  "ha_list_entities",
+  "ha_get_state",
+  "ha_list_services",
+  "ha_call_service",
+  "browser_get_images",
+  "browser_vision",
+  "browser_console",
+  "browser_press",
+  "browser_back",
+  "browser_scroll",
+  "browser_type",
+  "browser_click",
+  "browser_snapshot",
+  "browser_navigate",
+];
+
+export interface PublishedTools {
+  /** What each request carries. */
+  definitions: FunctionDefinition[];
+  /** Enabled tools left out of the request, found through tool_search. */
+  hidden: FunctionDefinition[];
+  /** Every tool the model may call this session: the published ones and the hidden ones. */
+  callable: string[];
+}
+
+function schemaTokens(definitions: readonly FunctionDefinition[]): number {
+  return definitions.length ? estimateTextTokens(JSON.stringify(definitions)) : 0;
+}
+
+/** Hiding order: MCP tools from the last registered back, then the rarely used built-ins. */
+function hidingOrder(registry: ToolRegistry, names: readonly string[]): string[] {
+  const mcp = names.filter((name) => registry.get(name)?.toolset.startsWith("mcp-")).reverse();
+  const rare = RARELY_USED.filter((name) => names.includes(name));
+  return [...mcp, ...rare];
+}
+
+export function publishTools(registry: ToolRegistry, names: readonly string[], budget: number): PublishedTools {
+  const all = registry.definitions([...names]);
+  const candidates = hidingOrder(registry, names);
+  if (budget <= 0 || candidates.length === 0 || schemaTokens(all) <= budget) {
+    return { definitions: all, hidden: [], callable: [...names] };
+  }
+  registerToolSearch(registry);
+  const hiddenNames = new Set<string>();
+  let published = all;
+  for (const name of candidates) {
+    hiddenNames.add(name);
+    const hidden = all.filter((def) => hiddenNames.has(def.function.name));
+    published = [...all.filter((def) => !hiddenNames.has(def.function.name)), ...searchDefinitions(hidden)];
+    if (schemaTokens(published) <= budget) break;
+  }
+  const hidden = all.filter((def) => hiddenNames.has(def.function.name));
+  return { definitions: published, hidden, callable: [...names, TOOL_SEARCH, TOOL_DESCRIBE] };
+}
+
+/** The pair as published: tool_search names what is hidden, so the model knows to look. */
+function searchDefinitions(hidden: readonly FunctionDefinition[]): FunctionDefinition[] {
+  const names = hidden.map((def) => def.function.name).join(", ");
+  return [
+    {
+      type: "function",
+      function: {
+        name: TOOL_SEARCH,
+        description:
+          `Find tools not listed here (hidden to save context: ${names}). ` +
+          "Returns the best matches with their parameters; then call a tool by its name.",
+        parameters: searchParametersJson,
+      },
+    },
+    {
+      type: "function",
+      function: {
+        name: TOOL_DESCRIBE,
+        description: "Returns the description and parameters of a hidden tool by its exact name.",
+        parameters: describeParametersJson,
+      },
+    },
+  ];
+}
+
+const searchParameters = z.object({
+  query: z.string().min(1).describe("Words about what the tool should do"),
+  limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).optional().describe(`Matches (default ${SEARCH_DEFAULT_LIMIT})`),
+});
+const describeParameters = z.object({ name: z.string().min(1).describe("Tool name") });
+const searchParametersJson = toJsonSchema(searchParameters);
+const describeParametersJson = toJsonSchema(describeParameters);
+
+function hiddenOf(ctx: ToolContext): FunctionDefinition[] {
+  const hidden = ctx.services?.hiddenTools;
+  return Array.isArray(hidden) ? (hidden as FunctionDefinition[]) : [];
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
+/** Ranks hidden tools by the query's words: a hit in the name counts more than one in the description. */
+export function searchHiddenTools(
+  hidden: readonly FunctionDefinition[],
+  query: string,
+  limit = SEARCH_DEFAULT_LIMIT,
+): FunctionDefinition["function"][] {
+  const wanted = [...new Set(words(query))];
+  const scored = hidden.map((def, index) => {
+    const nameWords = new Set(words(def.function.name));
+    const descriptionWords = new Set(words(def.function.description));
+    let score = 0;
+    for (const word of wanted) {
+      if (nameWords.has(word)) score += 3;
+      else if (def.function.name.toLowerCase().includes(word)) score += 2;
+      if (descriptionWords.has(word)) score += 1;
+    }
+    return { def, score, index };
+  });
+  return scored
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, limit)
+    .map((entry) => entry.def.function);
+}
+
+function registerToolSearch(registry: ToolRegistry): void {
+  if (registry.has(TOOL_SEARCH)) return;
+  registry.register({
+    name: TOOL_SEARCH,
+    toolset: "tool_search",
+    description: "Find hidden tools by words of their name or description. Returns the matches with their parameters.",
+    parameters: searchParameters,
+    parallelSafe: true,
+    handler: async (args, ctx) => {
+      const hidden = hiddenOf(ctx);
+      const matches = searchHiddenTools(hidden, args.query, args.limit);
+      if (matches.length > 0) return JSON.stringify({ matches });
+      return JSON.stringify({
+        matches: [],
+        note: `no hidden tool matches "${args.query}"; hidden tools: ${hidden.map((d) => d.function.name).join(", ") || "none"}`,
+      });
+    },
+  });
+  registry.register({
+    name: TOOL_DESCRIBE,
+    toolset: "tool_search",
+    description: "Returns the description and parameters of a hidden tool.",
+    parameters: describeParameters,
+    parallelSafe: true,
+    handler: async (args, ctx) => {
+      const hidden = hiddenOf(ctx);
+      const found = hidden.find((def) => def.function.name === args.name);
+      if (found) return JSON.stringify(found.function);
+      return JSON.stringify({
+        error: `no hidden tool named "${args.name}"; hidden tools: ${hidden.map((d) => d.function.name).join(", ") || "none"}`,
+      });
+    },
+  });
+}
