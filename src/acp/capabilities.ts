@@ -1,6 +1,9 @@
 /** What `initialize` tells an editor: protocol version, capabilities and ways to sign in. */
-import { type AuthMethod, type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable";
+import type { AuthMethod, InitializeResponse } from "@agentclientprotocol/sdk/unstable";
 import { packageVersion } from "../util/version.js";
+
+/** The SDK's `PROTOCOL_VERSION`, kept here so `initialize` can be answered before the SDK loads (a test compares them). */
+export const ACP_PROTOCOL_VERSION = 1;
 
 export const AUTH_API_KEY = "api-key";
 export const AUTH_SETUP = "hermes-setup";
@@ -24,7 +27,7 @@ export function authMethods(): AuthMethod[] {
 
 export function initializeResponse(): InitializeResponse {
   return {
-    protocolVersion: PROTOCOL_VERSION,
+    protocolVersion: ACP_PROTOCOL_VERSION,
     agentInfo: { name: "hermes-agent", title: "Hermes Agent", version: packageVersion() },
     agentCapabilities: {
       loadSession: true,

@@ -14,6 +14,7 @@ import {
 import type { HermesRuntime } from "../runtime/runtime.js";
 import { log } from "../util/log.js";
 import { AUTH_API_KEY, AUTH_SETUP, initializeResponse } from "./capabilities.js";
+import type { EarlyAnswer } from "./early-initialize.js";
 import { isModeId } from "./modes.js";
 import { PromptContentError } from "./prompt-content.js";
 import type { AcpSession } from "./session.js";
@@ -25,6 +26,8 @@ export interface ServeAcpOptions {
   openRuntime: () => Promise<HermesRuntime>;
   /** Where notices go (stderr). */
   notice: (line: string) => void;
+  /** `initialize` already answered before the SDK loaded (see early-initialize). */
+  early?: EarlyAnswer;
 }
 
 class RuntimeHolder {
@@ -78,7 +81,7 @@ function announceAfterResponse(session: AcpSession): void {
 }
 
 export async function serveAcp(options: ServeAcpOptions): Promise<void> {
-  const { output, input } = protocolStreams();
+  const { output, input } = protocolStreams(options.early);
   let connection: AgentConnection | undefined;
   let clientCapabilities: ClientCapabilities = {};
   const holder = new RuntimeHolder(

@@ -4,8 +4,12 @@
  * so the editor only ever reads JSON-RPC frames.
  */
 import { Readable } from "node:stream";
+import { dropRepeatedAnswer, type EarlyAnswer } from "./early-initialize.js";
 
-export function protocolStreams(): { output: WritableStream<Uint8Array>; input: ReadableStream<Uint8Array> } {
+export function protocolStreams(early?: EarlyAnswer): {
+  output: WritableStream<Uint8Array>;
+  input: ReadableStream<Uint8Array>;
+} {
   const stdout = process.stdout;
   const writeFrame = stdout.write.bind(stdout) as (chunk: Uint8Array, done: (error?: Error | null) => void) => boolean;
   const toStderr = process.stderr.write.bind(process.stderr);
@@ -14,11 +18,15 @@ export function protocolStreams(): { output: WritableStream<Uint8Array>; input: 
   for (const method of ["log", "info", "debug"] as const) {
     console[method] = (...args: unknown[]) => console.error(...args);
   }
+  const filter = dropRepeatedAnswer(early);
   const output = new WritableStream<Uint8Array>({
-    write: (chunk) =>
-      new Promise<void>((resolve, reject) => {
-        writeFrame(chunk, (error) => (error ? reject(error) : resolve()));
-      }),
+    write: (chunk) => {
+      const frame = filter(chunk);
+      if (!frame) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        writeFrame(frame, (error) => (error ? reject(error) : resolve()));
+      });
+    },
   });
   const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>;
   return { output, input };

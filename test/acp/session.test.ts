@@ -26,8 +26,13 @@ function start(home: string): AcpClient {
 
 function assertOnlyJsonRpc(acp: AcpClient): void {
   assert.ok(acp.stdoutLines.length > 0);
+  const answered = new Set<unknown>();
   for (const line of acp.stdoutLines) {
     const frame = JSON.parse(line) as Record<string, unknown>;
+    if (!("method" in frame)) {
+      assert.ok(!answered.has(frame.id), `request ${String(frame.id)} answered twice`);
+      answered.add(frame.id);
+    }
     assert.equal(frame.jsonrpc, "2.0", `not a JSON-RPC frame: ${line}`);
     assert.ok(
       "method" in frame || "result" in frame || "error" in frame,

@@ -33,7 +33,10 @@ export function registerAcpCommand(program: Command): void {
         else await runtime.close();
         return;
       }
+      // The editor gets its initialize answer before the ACP SDK (the slow part of starting) loads.
+      const { answerInitializeEarly } = await import("../../acp/early-initialize.js");
+      const early = await answerInitializeEarly(process.stdin, (line) => process.stdout.write(line));
       const { serveAcp } = await import("../../acp/server.js");
-      await serveAcp({ openRuntime: open, notice });
+      await serveAcp({ openRuntime: open, notice, ...(early ? { early } : {}) });
     });
 }
