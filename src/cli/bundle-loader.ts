@@ -8,11 +8,14 @@
  * dist/ is read-only the CLI simply runs without a cache. The bundle loads packages with
  * require() only: Node 20 cannot give import() to a script compiled from a code cache.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import vm from "node:vm";
+import type { Script } from "node:vm";
+
+// See util/package-root.ts for why builtins come through process.getBuiltinModule here.
+const { readFileSync, renameSync, writeFileSync } = process.getBuiltinModule("node:fs");
+const { createRequire } = process.getBuiltinModule("node:module");
+const { dirname, join } = process.getBuiltinModule("node:path");
+const { fileURLToPath } = process.getBuiltinModule("node:url");
+const vm = process.getBuiltinModule("node:vm");
 
 export interface CliModule {
   runCli(argv: string[]): Promise<number>;
@@ -22,8 +25,13 @@ export interface CliModule {
 const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname, __hermesBundleUrl) {";
 const WRAPPER_TAIL = "\n})";
 
+/**
+ * One cache per build, kind of run and V8 version: a cache made by another Node is rejected by
+ * V8, and with one shared name two Node versions would keep replacing each other's.
+ */
 export function cachePathFor(bundlePath: string, bundleId: string, kind: string): string {
-  return join(dirname(bundlePath), `hermes-${bundleId}-${kind}.v8cache`);
+  const v8 = process.versions.v8.replace(/[^0-9A-Za-z.-]/g, "_");
+  return join(dirname(bundlePath), `hermes-${bundleId}-${kind}-v8-${v8}.v8cache`);
 }
 
 function readCache(path: string): Buffer | undefined {
@@ -34,7 +42,7 @@ function readCache(path: string): Buffer | undefined {
   }
 }
 
-function writeCache(path: string, script: vm.Script): void {
+function writeCache(path: string, script: Script): void {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, script.createCachedData());

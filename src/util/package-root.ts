@@ -1,6 +1,9 @@
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+// Builtins through process.getBuiltinModule, not ES imports: this module is part of the CLI's ES
+// entry, and an ES import of a builtin builds a facade over all its exports (for node:fs that
+// loads its stream classes, a few milliseconds no command needs).
+const { readFileSync } = process.getBuiltinModule("node:fs");
+const { dirname, join } = process.getBuiltinModule("node:path");
+const { fileURLToPath } = process.getBuiltinModule("node:url");
 
 export const PACKAGE_NAME = "hermes-agent";
 

@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { packageRoot } from "./package-root.js";
+
+// See package-root.ts for why builtins come through process.getBuiltinModule here.
+const { readFileSync } = process.getBuiltinModule("node:fs");
+const { join } = process.getBuiltinModule("node:path");
 
 let cached: string | undefined;
 

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { cachePathFor } from "../../src/cli/bundle-loader.js";
 
 /** A stand-in bundle: CommonJS that uses what the real one uses (require, its own URL). */
 const BUNDLE = `
@@ -45,7 +46,7 @@ test("the bundle runs with CommonJS names and its own URL, and leaves a code cac
       args: ["chat", "-q", "hi"],
       eol: "\n",
     });
-    const cache = join(dir, "hermes-test-id-chat.v8cache");
+    const cache = cachePathFor(bundle, "test-id", "chat");
     assert.ok(existsSync(cache), "a code cache was written");
     const written = statSync(cache).mtimeMs;
     runLoader(bundle);
@@ -60,7 +61,7 @@ test("a corrupt code cache is ignored and replaced", () => {
   try {
     const bundle = join(dir, "hermes.cjs");
     writeFileSync(bundle, BUNDLE);
-    const cache = join(dir, "hermes-test-id-chat.v8cache");
+    const cache = cachePathFor(bundle, "test-id", "chat");
     writeFileSync(cache, "not a code cache");
     assert.deepEqual(runLoader(bundle, "x").args, ["x"]);
     assert.notEqual(readFileSync(cache, "utf8"), "not a code cache");
@@ -74,11 +75,28 @@ test("a run that fails leaves no code cache; the first one that succeeds writes 
   try {
     const bundle = join(dir, "hermes.cjs");
     writeFileSync(bundle, BUNDLE);
-    const cache = join(dir, "hermes-test-id-chat.v8cache");
+    const cache = cachePathFor(bundle, "test-id", "chat");
     assert.equal(runLoaderRaw(bundle, "--fail").status, 2);
     assert.equal(existsSync(cache), false);
     assert.equal(runLoaderRaw(bundle, "ok").status, 0);
     assert.equal(existsSync(cache), true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("each V8 version has its own code cache, so two Nodes sharing an install do not replace each other's", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-loader-"));
+  try {
+    const bundle = join(dir, "hermes.cjs");
+    writeFileSync(bundle, BUNDLE);
+    const otherNodes = join(dir, "hermes-test-id-chat-v8-1.0.0.v8cache");
+    writeFileSync(otherNodes, "made by another Node");
+    runLoader(bundle);
+    const cache = cachePathFor(bundle, "test-id", "chat");
+    assert.ok(cache.endsWith(`-v8-${process.versions.v8}.v8cache`));
+    assert.ok(existsSync(cache));
+    assert.equal(readFileSync(otherNodes, "utf8"), "made by another Node");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
