@@ -12,9 +12,8 @@ import { sessionIdNew } from "../state/titles.js";
 import { writeTrajectory } from "../state/trajectories.js";
 import { planModeNote } from "../tools/permissions/gate.js";
 import type { ToolContext } from "../tools/registry.js";
-import { type PublishedTools, publishTools } from "../tools/tool-search.js";
+import { type PublishedTools, publishTools, schemaTokens } from "../tools/tool-search.js";
 import { log } from "../util/log.js";
-import { estimateTextTokens } from "../util/tokens.js";
 import { IterationBudget } from "./budget.js";
 import { checkpointBefore } from "./checkpointing.js";
 import {
@@ -230,7 +229,7 @@ export class Agent {
     const published = this.publishedTools(toolNames);
     const ctx = this.toolContext(opts.taskId ?? randomUUID(), signal);
     const tools = published.definitions;
-    this.toolTokens = tools.length ? estimateTextTokens(JSON.stringify(tools)) : 0;
+    this.toolTokens = schemaTokens(tools);
     this.guardrails?.resetForTurn();
 
     let nudge: string | undefined;

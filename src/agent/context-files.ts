@@ -56,6 +56,25 @@ export function buildContextFilesPrompt(cwd: string): string | undefined {
   ].join("\n\n");
 }
 
+/**
+ * For long-lived processes (gateway, API server), where every new session would look for the
+ * files again: the layer per directory, looked up again once it is older than `maxAgeMs`.
+ */
+export function cachedContextFilesPrompt(
+  maxAgeMs = 10_000,
+  now: () => number = Date.now,
+): (cwd: string) => string | undefined {
+  const cache = new Map<string, { prompt: string | undefined; at: number }>();
+  return (cwd) => {
+    const hit = cache.get(cwd);
+    if (hit && now() - hit.at < maxAgeMs) return hit.prompt;
+    const prompt = buildContextFilesPrompt(cwd);
+    if (cache.size >= 256) cache.delete(cache.keys().next().value as string);
+    cache.set(cwd, { prompt, at: now() });
+    return prompt;
+  };
+}
+
 export function loadContextFile(path: string, cwd: string): ContextFile {
   const name = displayName(path, cwd);
   const raw = readText(path);

@@ -74,6 +74,8 @@ export interface AgentOptions {
    * rarely used built-ins are found through tool_search instead. 0 or unset: every schema is sent.
    */
   toolSchemaBudget?: number;
+  /** How the project context layer is found (the runtime passes a cached lookup); default: read the files. */
+  contextFilesPrompt?: (cwd: string) => string | undefined;
   /** A budget shared with a parent agent (subagents). */
   iterationBudget?: IterationBudget;
   registry?: ToolRegistry;

@@ -27,7 +27,8 @@ export async function sessionPromptInput(
     platform: options.platform,
     skillsIndex: options.skillsIndex,
     terminalEnvironment: options.terminalEnvironment,
-    contextFiles: options.loadContextFiles === false ? undefined : buildContextFilesPrompt(cwd),
+    contextFiles:
+      options.loadContextFiles === false ? undefined : (options.contextFilesPrompt ?? buildContextFilesPrompt)(cwd),
     memoryBlock: memory ? await memory.systemPromptBlock() : undefined,
     timeZone: options.timeZone,
   };

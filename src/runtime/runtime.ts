@@ -10,6 +10,7 @@ import { Agent, type AgentOptions } from "../agent/agent.js";
 import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import { IterationBudget } from "../agent/budget.js";
+import { cachedContextFilesPrompt } from "../agent/context-files.js";
 import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import type { AgentListener } from "../agent/events.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
@@ -326,6 +327,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     memory: features.memoryWiring,
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
+  // Sessions starting together (a burst of API requests) look for project context files once.
+  baseOptions.contextFilesPrompt = cachedContextFilesPrompt(3_000);
   const learner =
     config.learning.mode === "off"
       ? undefined

@@ -47,8 +47,16 @@ export interface PublishedTools {
   callable: string[];
 }
 
-function schemaTokens(definitions: readonly FunctionDefinition[]): number {
-  return definitions.length ? estimateTextTokens(JSON.stringify(definitions)) : 0;
+/** Per definitions array: the registry hands out the same memoized array to every agent of a process. */
+const tokensOf = new WeakMap<readonly FunctionDefinition[], number>();
+
+export function schemaTokens(definitions: readonly FunctionDefinition[]): number {
+  let tokens = tokensOf.get(definitions);
+  if (tokens === undefined) {
+    tokens = definitions.length ? estimateTextTokens(JSON.stringify(definitions)) : 0;
+    tokensOf.set(definitions, tokens);
+  }
+  return tokens;
 }
 
 /** Hiding order: MCP tools from the last registered back, then the rarely used built-ins. */

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import {
   buildContextFilesPrompt,
   CONTEXT_FILE_MAX_CHARS,
+  cachedContextFilesPrompt,
   capContextText,
   discoverContextFiles,
 } from "../../src/agent/context-files.js";
@@ -166,6 +167,26 @@ test("invisible characters in a context file block it too", () => {
     const [file] = discoverContextFiles(root);
     assert.equal(file?.blocked, true);
     assert.match(file.content, /invisible_unicode_U\+200B/);
+  } finally {
+    cleanup();
+  }
+});
+
+test("the cached lookup of long-lived processes reads a directory once per interval, then sees changes", () => {
+  const { root, cleanup } = tempTree();
+  try {
+    let clock = 1_000;
+    const lookup = cachedContextFilesPrompt(3_000, () => clock);
+    assert.equal(lookup(root), undefined);
+    write(join(root, "AGENTS.md"), "Run the linter before committing.");
+    clock += 2_999;
+    assert.equal(lookup(root), undefined, "within the interval the earlier answer stands");
+    assert.match(buildContextFilesPrompt(root) ?? "", /Run the linter/, "the uncached lookup sees it at once");
+    clock += 1;
+    assert.match(lookup(root) ?? "", /Run the linter before committing\./);
+    const other = join(root, "other");
+    mkdirSync(other);
+    assert.equal(lookup(other), undefined, "each directory has its own entry");
   } finally {
     cleanup();
   }
