@@ -239,8 +239,15 @@ export interface OpenSessionStoreOptions {
   lockTimeoutMs?: number;
 }
 
-/** Open the embedded store at `path` (normally `hermesPaths().stateDb`). Loads SQLite lazily. */
+/**
+ * Open the store at `path`: the embedded one in a state.db file (normally `hermesPaths().stateDb`), or
+ * PostgreSQL for a `postgres://` URL (see store-target.ts). Each driver loads only when used.
+ */
 export async function openSessionStore(path: string, options: OpenSessionStoreOptions = {}): Promise<SessionStore> {
+  if (/^postgres(ql)?:\/\//i.test(path)) {
+    const { PgSessionStore } = await import("./postgres/session-store.js");
+    return PgSessionStore.open(path);
+  }
   const { SqliteSessionStore } = await import("./sqlite-session-store.js");
   return SqliteSessionStore.open(path, options);
 }

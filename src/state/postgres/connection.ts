@@ -89,7 +89,9 @@ export class PgConnection {
       await client.query(
         "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
       );
-      const { rows } = await client.query<{ version: number | null }>("SELECT MAX(version) AS version FROM schema_version");
+      const { rows } = await client.query<{ version: number | null }>(
+        "SELECT MAX(version) AS version FROM schema_version",
+      );
       const current = rows[0]?.version ?? 0;
       if (current > PG_MIGRATIONS.length) {
         throw new Error(
