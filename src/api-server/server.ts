@@ -5,7 +5,6 @@
 import type { AddressInfo } from "node:net";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import { type ApiServerStore, openApiServerStore } from "../state/api-store.js";
-import { hermesPaths } from "../state/paths.js";
 import { createKeyRing } from "./auth.js";
 import { RunSlots, type ServerContext } from "./context.js";
 import { type ApiServerSettings, assertUsableKeys } from "./settings.js";
@@ -31,7 +30,7 @@ export async function startApiServer(options: StartApiServerOptions): Promise<Ap
   const { runtime, settings } = options;
   assertUsableKeys(settings);
   const log = options.log ?? (() => {});
-  const store = options.store ?? (await openApiServerStore(hermesPaths(runtime.home).stateDb));
+  const store = options.store ?? (await openApiServerStore(runtime.storeLocation));
   const ctx: ServerContext = {
     runtime,
     store,

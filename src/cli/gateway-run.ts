@@ -3,7 +3,7 @@
  * messaging platforms on it, keep $HERMES_HOME/gateway/state.json current, and on SIGTERM or
  * SIGINT drain (agent.restart_drain_timeout), send what the ledger holds, and stop.
  */
-import { join, resolve as resolvePath } from "node:path";
+import { resolve as resolvePath } from "node:path";
 import { loadConfigAsync } from "../state/config-load.js";
 import { hermesHome } from "../state/paths.js";
 import { log } from "../util/log.js";
@@ -111,11 +111,11 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
       say(`API server listening on ${server.url} (model "${api.modelName}", ${runtime.provider}/${runtime.model})`);
     }
     const { openGatewayStore } = await import("../state/gateway-store.js");
-    const store = await openGatewayStore(join(home, "state.db"));
+    const store = await openGatewayStore(runtime.storeLocation);
     stops.push(async () => store.close());
     // Scheduled jobs: the agent's cronjob tool, and the ticker (their deliveries wait in the ledger).
     const { openCronStore } = await import("../state/cron-store.js");
-    const cron = await openCronStore(join(home, "state.db"));
+    const cron = await openCronStore(runtime.storeLocation);
     stops.push(async () => cron.close());
     const { registerCronjobTool } = await import("../tools/builtin/cronjob.js");
     const { cronToolBackend } = await import("../cron/tool-backend.js");

@@ -20,10 +20,11 @@ import type { HermesConfig } from "../state/config-schema.js";
 import { applyTimeZone } from "../state/config-sections.js";
 import { loadDotEnv } from "../state/dotenv.js";
 import { LearningLedger } from "../state/learning-ledger.js";
-import { hermesHome, hermesPaths } from "../state/paths.js";
+import { hermesHome } from "../state/paths.js";
 import { profileHome } from "../state/profiles.js";
 import { openSessionStore, type SessionStore } from "../state/session-store.js";
 import { importOffer } from "../state/store-location.js";
+import { resolveStoreLocation } from "../state/store-target.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
 import type { PermissionMode } from "../tools/permissions/gate.js";
 import { defaultProcessManager } from "../tools/process-manager.js";
@@ -152,6 +153,8 @@ export interface HermesRuntime {
   /** The base URL in use, when one was given or detected. */
   readonly baseUrl: string | undefined;
   readonly store: SessionStore;
+  /** Where every store of this home lives: the state.db path or a postgres:// URL (store-target.ts). */
+  readonly storeLocation: string;
   /** The approval policy shared by the shell tools (`/yolo` flips its `yolo` flag). */
   readonly approvals: ApprovalPolicy;
   readonly registry: ToolRegistry;
@@ -282,6 +285,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   if (extensions) (await import("./plugins/setup.js")).registerPluginTools(registry, extensions, notice);
   // The window probe mostly waits on the server and opening the store on loading SQLite, so
   // the two run side by side.
+  const storeLocation = resolveStoreLocation(home, config.store);
   const [contextCheck, storeOpening] = await Promise.allSettled([
     checkContextWindow({
       model: choice.model,
@@ -291,7 +295,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       configured: config.model.context_length,
       minimum: config.model.min_context_length,
     }),
-    openSessionStore(hermesPaths(home).stateDb),
+    openSessionStore(storeLocation),
   ]);
   if (contextCheck.status === "rejected") {
     if (storeOpening.status === "fulfilled") storeOpening.value.close();
@@ -396,6 +400,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     provider: choice.info.id,
     baseUrl: choice.baseUrl,
     store,
+    storeLocation,
     approvals: tools.approvals,
     registry,
     sandbox,

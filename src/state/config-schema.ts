@@ -257,6 +257,12 @@ export const configSchema = z.object(
         error: () => "a mapping of platform names to lists of toolsets",
       })
       .default({}),
+    /** Our addition: where sessions, gateway, cron and API records live (docs/scale-out.md). */
+    store: section({
+      backend: oneOf(["sqlite", "postgres"] as const).default("sqlite"),
+      /** postgres://user:password@host:5432/db (HERMES_DATABASE_URL wins). */
+      postgres_url: text(""),
+    }),
     compression: section({
       enabled: bool(true),
       threshold: numberBetween(0, 1, 0.5),

@@ -10,11 +10,11 @@ import { UsageError } from "../exit-codes.js";
 import { type CommandIo, processIo } from "./config.js";
 
 async function withCron<T>(body: (cron: CronStore, home: string) => Promise<T>): Promise<T> {
-  const { join } = await import("node:path");
   const { hermesHome } = await import("../../state/paths.js");
   const { openCronStore } = await import("../../state/cron-store.js");
+  const { storeLocation } = await import("../../state/store-target.js");
   const home = hermesHome();
-  const cron = await openCronStore(join(home, "state.db"));
+  const cron = await openCronStore(storeLocation(home));
   try {
     return await body(cron, home);
   } finally {
@@ -42,11 +42,10 @@ async function findJob(cron: CronStore, id: string): Promise<CronJob> {
 /** Runs `body` with a runtime, the gateway's ledger and the cron store, as a ticker needs them. */
 async function withEngine<T>(body: (deps: import("../../cron/run-job.js").CronRunDeps) => Promise<T>): Promise<T> {
   return withCron(async (cron, home) => {
-    const { join } = await import("node:path");
     const { openRuntime } = await import("../../runtime/runtime.js");
     const { openGatewayStore } = await import("../../state/gateway-store.js");
     const runtime = await openRuntime({ home, platform: "cron", toolsets: ["hermes-cron"] });
-    const gateway = await openGatewayStore(join(home, "state.db"));
+    const gateway = await openGatewayStore(runtime.storeLocation);
     try {
       const seconds = Number(process.env.HERMES_CRON_TIMEOUT ?? 600);
       return await body({ runtime, cron, gateway, home, timeoutMs: (Number.isFinite(seconds) ? seconds : 600) * 1000 });
@@ -255,7 +254,7 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
     .description("whether a gateway fires jobs, what is next, and deliveries still waiting")
     .action(async () => {
       await withCron(async (store, home) => {
-        const { join } = await import("node:path");
+        const { storeLocation } = await import("../../state/store-target.js");
         const { runningGateway } = await import("../gateway-service.js");
         const { openGatewayStore } = await import("../../state/gateway-store.js");
         const gateway = runningGateway(home);
@@ -271,7 +270,7 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
         const blocked = jobs.filter((j) => j.state === "blocked");
         io.out(`${jobs.length} job(s); next fire: ${next ? `${next.name} at ${when(next.nextRunAt)}` : "none"}`);
         for (const job of blocked) io.out(`blocked: ${job.id} ${job.name}: ${job.pausedReason ?? ""}`);
-        const ledger = await openGatewayStore(join(home, "state.db"));
+        const ledger = await openGatewayStore(storeLocation(home));
         try {
           const waiting = (await ledger.dueDeliveries(Number.MAX_SAFE_INTEGER, 1000)).filter((d) =>
             d.sessionKey?.startsWith("cron:"),

@@ -62,10 +62,10 @@ async function importSessions(home: string, from: string | undefined, io: Comman
 
 /** Scheduled jobs from the original's cron/jobs.json; false when some could not be read. */
 async function importJobs(home: string, io: CommandIo): Promise<boolean> {
-  const { join } = await import("node:path");
   const { openCronStore } = await import("../../state/cron-store.js");
+  const { storeLocation } = await import("../../state/store-target.js");
   const { importOriginalJobs } = await import("../../cron/import-original-jobs.js");
-  const store = await openCronStore(join(home, "state.db"));
+  const store = await openCronStore(storeLocation(home));
   try {
     const report = await importOriginalJobs(home, store);
     if (report.inFile === 0) {

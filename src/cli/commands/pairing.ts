@@ -8,10 +8,10 @@ import { UsageError } from "../exit-codes.js";
 import { type CommandIo, processIo } from "./config.js";
 
 async function withStore<T>(body: (store: GatewayStore) => Promise<T>): Promise<T> {
-  const { join } = await import("node:path");
   const { hermesHome } = await import("../../state/paths.js");
   const { openGatewayStore } = await import("../../state/gateway-store.js");
-  const store = await openGatewayStore(join(hermesHome(), "state.db"));
+  const { storeLocation } = await import("../../state/store-target.js");
+  const store = await openGatewayStore(storeLocation(hermesHome()));
   try {
     return await body(store);
   } finally {

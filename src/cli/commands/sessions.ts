@@ -10,8 +10,9 @@ import { confirm } from "./confirm.js";
 
 async function withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T> {
   const { openSessionStore } = await import("../../state/session-store.js");
-  const { hermesPaths } = await import("../../state/paths.js");
-  const store = await openSessionStore(hermesPaths().stateDb);
+  const { hermesHome } = await import("../../state/paths.js");
+  const { storeLocation } = await import("../../state/store-target.js");
+  const store = await openSessionStore(storeLocation(hermesHome()));
   try {
     return await fn(store);
   } finally {

@@ -144,11 +144,11 @@ const settingsCommands: Command[] = [
     category: "config",
     whileBusy: true,
     async run(args, ctx) {
-      const { join } = await import("node:path");
       const { openCronStore } = await import("../../state/cron-store.js");
+      const { storeLocation } = await import("../../state/store-target.js");
       const { cronToolBackend } = await import("../../cron/tool-backend.js");
       const { cronCommand } = await import("../../tools/builtin/cron-command.js");
-      const store = await openCronStore(join(ctx.runtime.agent.options.home ?? hermesHome(), "state.db"));
+      const store = await openCronStore(storeLocation(ctx.runtime.agent.options.home ?? hermesHome()));
       try {
         ctx.print(await cronCommand(cronToolBackend(store), null, args));
       } finally {
