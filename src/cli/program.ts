@@ -29,6 +29,7 @@ import { registerSessionsCommands } from "./commands/sessions.js";
 import { registerSetupCommand } from "./commands/setup.js";
 import { registerSkillsCommands } from "./commands/skills.js";
 import { registerStatusCommand } from "./commands/status.js";
+import { registerStoreCommands } from "./commands/store.js";
 import { registerToolsCommand } from "./commands/tools.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 
@@ -149,6 +150,7 @@ export function buildProgram(): Command {
   registerLogsCommand(program);
   registerStatusCommand(program);
   registerPromptSizeCommand(program);
+  registerStoreCommands(program);
   registerBackupCommands(program);
   registerAcpCommand(program);
   registerPluginsCommands(program);
