@@ -42,7 +42,7 @@ if (pg) {
     const second = await sessions.createSession({ source: "cli" });
     await sessions.appendMessage(second.id, { role: "user", content: "remember the zeppelin" });
     const gateway = await openGatewayStore(statePath);
-    await gateway.approveUser({ platform: "telegram", userId: "42", userName: "ada", isAdmin: false });
+    await gateway.approveUser({ platform: "telegram", userId: "42", userName: "ada", admin: false });
     gateway.close();
     const cron = await openCronStore(statePath);
     await cron.createJob({

@@ -171,15 +171,29 @@ async function providerChecks(config: HermesConfig, options: DoctorOptions): Pro
   return results;
 }
 
-async function storeCheck(home: string): Promise<CheckResult> {
+async function storeCheck(
+  home: string,
+  config: HermesConfig | undefined,
+  env: Record<string, string | undefined>,
+): Promise<CheckResult> {
   const { openSessionStore } = await import("../../state/session-store.js");
-  const { hermesPaths } = await import("../../state/paths.js");
-  const path = hermesPaths(home).stateDb;
+  const { resolveStoreLocation } = await import("../../state/store-target.js");
+  const settings = config?.store ?? { backend: "sqlite" as const, postgres_url: "" };
+  const postgres = settings.backend === "postgres";
+  let location: string;
   try {
-    const store = await openSessionStore(path);
+    location = resolveStoreLocation(home, settings, env);
+  } catch (error) {
+    return { name: "sessions", ok: false, essential: true, detail: (error as Error).message };
+  }
+  const { redactUrl } = await import("../../state/postgres/url.js");
+  const shown = postgres ? redactUrl(location) : location;
+  try {
+    const store = await openSessionStore(location);
     try {
       const stats = await store.stats();
-      return { name: "sessions", ok: true, essential: true, detail: `${path} opens (${stats.sessions} sessions)` };
+      const what = postgres ? `PostgreSQL ${shown}: connected, schema current` : `${shown} opens`;
+      return { name: "sessions", ok: true, essential: true, detail: `${what} (${stats.sessions} sessions)` };
     } finally {
       store.close();
     }
@@ -188,8 +202,10 @@ async function storeCheck(home: string): Promise<CheckResult> {
       name: "sessions",
       ok: false,
       essential: true,
-      detail: `cannot open ${path}: ${(error as Error).message}`,
-      hint: "check the directory's permissions and free space; reinstall if better-sqlite3 failed to load",
+      detail: `cannot open ${shown}: ${(error as Error).message}`,
+      hint: postgres
+        ? "check that the server is up, the URL (HERMES_DATABASE_URL or store.postgres_url), and that the user may create tables"
+        : "check the directory's permissions and free space; reinstall if better-sqlite3 failed to load",
     };
   }
 }
@@ -243,7 +259,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       hint: "set terminal.backend: local (hermes config set terminal.backend local)",
     });
   }
-  results.push(await storeCheck(options.home));
+  results.push(await storeCheck(options.home, config, options.env));
   const rg = onPath("rg", options.env);
   results.push({
     name: "ripgrep",

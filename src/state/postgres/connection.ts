@@ -7,6 +7,9 @@
 import type { Pool, PoolClient, QueryResultRow } from "pg";
 import { SessionStoreError } from "../session-store.js";
 import { PG_MIGRATIONS } from "./schema.js";
+import { redactUrl } from "./url.js";
+
+export { isPostgresUrl, redactUrl } from "./url.js";
 
 const INT8_OID = 20;
 const SCHEMA_LOCK = 7_412_093_311;
@@ -114,18 +117,4 @@ export class PgConnection {
     PgConnection.shared.delete(this.url);
     await this.pool.end();
   }
-}
-
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "postgres://(unparseable URL)";
-  }
-}
-
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
 }
