@@ -3,7 +3,6 @@
  * database config.yaml names (`store.backend: postgres`, URL from HERMES_DATABASE_URL or
  * `store.postgres_url`). Every store opener takes the result: a file path or a postgres:// URL.
  */
-import { loadConfig } from "./config.js";
 import { ConfigError } from "./config-load.js";
 import { hermesPaths } from "./paths.js";
 
@@ -30,8 +29,14 @@ export function resolveStoreLocation(
   return url;
 }
 
-/** The store location of `home` as its config.yaml and the environment say. */
-export function storeLocation(home: string, env: Record<string, string | undefined> = process.env): string {
-  const { store } = loadConfig({ home }).config;
-  return resolveStoreLocation(home, store, env);
+/**
+ * The store location of `home` as its config.yaml and the environment say. The config loader
+ * (and the YAML parser behind it) loads only here, never with this module.
+ */
+export async function storeLocation(
+  home: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
+  const { loadConfig } = await import("./config.js");
+  return resolveStoreLocation(home, loadConfig({ home }).config.store, env);
 }

@@ -22,6 +22,7 @@ const NOT_ON_THE_ONE_SHOT_PATH = [
   /\/node_modules\/hono\//,
   /@hono\/node-server/,
   /\/node_modules\/bindings\//,
+  /\/node_modules\/pg(-[a-z-]+)?\//,
   // Inlined into the bundle:
   /\/node_modules\/(better-sqlite3|commander|eventsource-parser)\/.*\.js$/,
 ];

@@ -14,7 +14,7 @@ async function withCron<T>(body: (cron: CronStore, home: string) => Promise<T>):
   const { openCronStore } = await import("../../state/cron-store.js");
   const { storeLocation } = await import("../../state/store-target.js");
   const home = hermesHome();
-  const cron = await openCronStore(storeLocation(home));
+  const cron = await openCronStore(await storeLocation(home));
   try {
     return await body(cron, home);
   } finally {
@@ -270,7 +270,7 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
         const blocked = jobs.filter((j) => j.state === "blocked");
         io.out(`${jobs.length} job(s); next fire: ${next ? `${next.name} at ${when(next.nextRunAt)}` : "none"}`);
         for (const job of blocked) io.out(`blocked: ${job.id} ${job.name}: ${job.pausedReason ?? ""}`);
-        const ledger = await openGatewayStore(storeLocation(home));
+        const ledger = await openGatewayStore(await storeLocation(home));
         try {
           const waiting = (await ledger.dueDeliveries(Number.MAX_SAFE_INTEGER, 1000)).filter((d) =>
             d.sessionKey?.startsWith("cron:"),

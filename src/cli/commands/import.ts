@@ -65,7 +65,7 @@ async function importJobs(home: string, io: CommandIo): Promise<boolean> {
   const { openCronStore } = await import("../../state/cron-store.js");
   const { storeLocation } = await import("../../state/store-target.js");
   const { importOriginalJobs } = await import("../../cron/import-original-jobs.js");
-  const store = await openCronStore(storeLocation(home));
+  const store = await openCronStore(await storeLocation(home));
   try {
     const report = await importOriginalJobs(home, store);
     if (report.inFile === 0) {

@@ -11,7 +11,7 @@ async function withStore<T>(body: (store: GatewayStore) => Promise<T>): Promise<
   const { hermesHome } = await import("../../state/paths.js");
   const { openGatewayStore } = await import("../../state/gateway-store.js");
   const { storeLocation } = await import("../../state/store-target.js");
-  const store = await openGatewayStore(storeLocation(hermesHome()));
+  const store = await openGatewayStore(await storeLocation(hermesHome()));
   try {
     return await body(store);
   } finally {

@@ -12,7 +12,7 @@ async function withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T>
   const { openSessionStore } = await import("../../state/session-store.js");
   const { hermesHome } = await import("../../state/paths.js");
   const { storeLocation } = await import("../../state/store-target.js");
-  const store = await openSessionStore(storeLocation(hermesHome()));
+  const store = await openSessionStore(await storeLocation(hermesHome()));
   try {
     return await fn(store);
   } finally {
