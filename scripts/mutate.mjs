@@ -2,11 +2,15 @@
 // Mutation testing of the modules where a silent regression is a security or data-loss bug:
 //   npm run mutate                 every module below, one after another
 //   npm run mutate -- redact http  only those
+//   npm run mutate -- --changed REF [--budget-minutes N]
+//                                  the modules whose mutated files changed since REF (CI uses the
+//                                  commit in .ci/mutation-base); modules that would start after N
+//                                  minutes are skipped and named
 // Each module is mutated by Stryker and judged by the test files that cover it (the command
 // runner runs them through scripts/run-tests.mjs), so a run fits two cores. Reports go to
 // reports/mutation/<module>.html; the score and the surviving mutants print as each ends.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -67,14 +71,47 @@ const MODULES = {
   },
 };
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+function option(flag) {
+  const at = args.indexOf(flag);
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (!value || value.startsWith("--")) {
+    console.error(`${flag} needs a value`);
+    process.exit(2);
+  }
+  args.splice(at, 2);
+  return value;
+}
+const changedSince = option("--changed");
+const budgetMinutes = Number(option("--budget-minutes") ?? Number.POSITIVE_INFINITY);
+const wanted = args;
 const unknown = wanted.filter((name) => !(name in MODULES));
 if (unknown.length > 0) {
   console.error(`unknown module(s): ${unknown.join(", ")}; known: ${Object.keys(MODULES).join(", ")}`);
   process.exit(2);
 }
+
+/** Modules whose mutated files differ between `ref` and the working tree. */
+function changedModules(ref) {
+  const files = new Set(
+    execFileSync("git", ["diff", "--name-only", ref, "--", "src"], { encoding: "utf8" }).split("\n").filter(Boolean),
+  );
+  return Object.keys(MODULES).filter((name) => MODULES[name].mutate.some((file) => files.has(file)));
+}
+
+let selected = wanted.length > 0 ? wanted : Object.keys(MODULES);
+if (changedSince) {
+  selected = changedModules(changedSince).filter((name) => wanted.length === 0 || wanted.includes(name));
+  console.log(`modules changed since ${changedSince}: ${selected.join(", ") || "none"}`);
+}
+const started = Date.now();
 let failed = false;
-for (const name of wanted.length > 0 ? wanted : Object.keys(MODULES)) {
+for (const name of selected) {
+  if ((Date.now() - started) / 60_000 >= budgetMinutes) {
+    console.log(`\n== ${name}: skipped, the ${budgetMinutes}-minute budget is spent (run npm run mutate -- ${name})`);
+    continue;
+  }
   const { mutate, tests } = MODULES[name];
   console.log(`\n== ${name}: ${mutate.join(", ")}`);
   const config = {
@@ -95,9 +132,15 @@ for (const name of wanted.length > 0 ? wanted : Object.keys(MODULES)) {
   };
   const file = join(mkdtempSync(join(tmpdir(), "hermes-mutate-")), "stryker.config.json");
   writeFileSync(file, JSON.stringify(config, null, 2));
+  const left = budgetMinutes * 60_000 - (Date.now() - started);
   const run = spawnSync(process.execPath, ["node_modules/@stryker-mutator/core/bin/stryker.js", "run", file], {
     stdio: "inherit",
+    ...(Number.isFinite(left) ? { timeout: Math.max(1000, left), killSignal: "SIGKILL" } : {}),
   });
-  if (run.status !== 0) failed = true;
+  if (run.signal === "SIGKILL") {
+    console.log(`\n== ${name}: stopped, the ${budgetMinutes}-minute budget ran out (run npm run mutate -- ${name})`);
+    rmSync(`.stryker-tmp/${name}`, { recursive: true, force: true });
+    failed = true;
+  } else if (run.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);
