@@ -207,5 +207,14 @@ CREATE TABLE import_marks (
 );
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [V1_SESSIONS, V2_API, V3_GATEWAY, V4_CRON, V5_IMPORTS];
+/** Replicas: which replica runs a session's turn, until when (coordination.ts). */
+const V6_LEASES = `
+CREATE TABLE gateway_session_leases (
+  session_key TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [V1_SESSIONS, V2_API, V3_GATEWAY, V4_CRON, V5_IMPORTS, V6_LEASES];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
