@@ -49,6 +49,12 @@ test("the agent cannot rewrite its own config.yaml, SOUL.md or credentials, howe
   assert.match(JSON.stringify(patched), /Refusing to write/);
 });
 
+test("the agent cannot forge the skill scan cache that vouches for skill descriptions", async () => {
+  const cache = join(hermesHome, "cache", "skill-scans.json");
+  const result = await callTool(registry, "write_file", { path: cache, content: "{}" }, ctx);
+  assert.match(String(result.error), /Refusing to write/);
+});
+
 test("a content search from a parent directory never returns the agent's secrets", async () => {
   for (const path of [base, hermesHome]) {
     const result = JSON.parse(await searchFilesTool({ pattern: "SECRET", path }, ctx)) as {

@@ -102,7 +102,7 @@ export const HERMES_UNREADABLE = [
   "store.db-shm",
 ];
 /** Files of HERMES_HOME no tool writes: the above, plus what decides how the agent behaves. */
-const HERMES_UNWRITABLE = [...HERMES_UNREADABLE, "config.yaml", "SOUL.md"];
+const HERMES_UNWRITABLE = [...HERMES_UNREADABLE, "config.yaml", "SOUL.md", join("cache", "skill-scans.json")];
 
 function hermesFiles(names: readonly string[]): string[] {
   const home = hermesHomeDir();

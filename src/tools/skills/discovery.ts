@@ -3,17 +3,11 @@
  * category folders) and the project's `.hermes/skills/`, whose skills replace user skills of
  * the same name. A broken skill is reported as a problem and left out; it never stops discovery.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import {
-  parseSkillMarkdown,
-  SKILL_FILE,
-  type SkillFrontmatter,
-  type SkillPlatform,
-  skillNameProblem,
-} from "./frontmatter.js";
-import { scanSkillText } from "./threat-check.js";
+import { SKILL_FILE, type SkillFrontmatter, type SkillPlatform, skillNameProblem } from "./frontmatter.js";
+import { type SkillScan, SkillScanCache } from "./scan-cache.js";
 
 export type SkillSource = "user" | "project";
 
@@ -95,23 +89,28 @@ function platformName(platform: NodeJS.Platform): SkillPlatform | undefined {
   return undefined;
 }
 
-function loadSkill(dir: string, category: string | undefined, source: SkillSource, catalog: SkillCatalog) {
+function loadSkill(
+  dir: string,
+  category: string | undefined,
+  source: SkillSource,
+  catalog: SkillCatalog,
+  scans: SkillScanCache,
+) {
   const skillFile = join(dir, SKILL_FILE);
   const name = basename(dir);
-  let text: string;
+  let parsed: SkillScan;
   try {
-    text = readFileSync(skillFile, "utf8");
+    parsed = scans.scan(skillFile);
   } catch (error) {
     catalog.problems.push({ path: skillFile, message: `cannot be read: ${(error as Error).message}` });
     return undefined;
   }
-  const parsed = parseSkillMarkdown(text);
   const badName = skillNameProblem(name, "skill folder name");
   if (badName) catalog.problems.push({ path: dir, message: badName });
   for (const message of [...parsed.errors, ...parsed.warnings]) catalog.problems.push({ path: skillFile, message });
   if (!parsed.frontmatter) return undefined;
   // The description goes into every system prompt, so a poisoned one keeps the skill out.
-  const threats = scanSkillText(parsed.frontmatter.description);
+  const threats = parsed.threats;
   if (threats.length) {
     catalog.problems.push({
       path: skillFile,
@@ -138,18 +137,18 @@ function loadSkill(dir: string, category: string | undefined, source: SkillSourc
   return skill;
 }
 
-function scanRoot(root: string, source: SkillSource, catalog: SkillCatalog): Skill[] {
+function scanRoot(root: string, source: SkillSource, catalog: SkillCatalog, scans: SkillScanCache): Skill[] {
   const found: Skill[] = [];
   for (const entry of visibleSubdirs(root)) {
     const dir = join(root, entry);
     if (existsSync(join(dir, SKILL_FILE))) {
-      const skill = loadSkill(dir, undefined, source, catalog);
+      const skill = loadSkill(dir, undefined, source, catalog, scans);
       if (skill) found.push(skill);
       continue;
     }
     for (const inner of visibleSubdirs(dir)) {
       if (!existsSync(join(dir, inner, SKILL_FILE))) continue;
-      const skill = loadSkill(join(dir, inner), entry, source, catalog);
+      const skill = loadSkill(join(dir, inner), entry, source, catalog, scans);
       if (skill) found.push(skill);
     }
   }
@@ -175,10 +174,11 @@ export function discoverSkills(options: DiscoverOptions): SkillCatalog {
     [userSkillsDir(options.home), "user"],
     [options.cwd ? projectSkillsDir(options.cwd, options.home) : undefined, "project"],
   ];
+  const scans = SkillScanCache.open(options.home);
   for (const [root, source] of roots) {
     if (!root) continue;
     const seen = new Set<string>();
-    for (const skill of scanRoot(root, source, catalog)) {
+    for (const skill of scanRoot(root, source, catalog, scans)) {
       const platforms = skill.frontmatter.platforms;
       if (platforms?.length && current && !platforms.includes(current)) continue;
       if (seen.has(skill.name)) {
@@ -193,6 +193,7 @@ export function discoverSkills(options: DiscoverOptions): SkillCatalog {
       byName.set(skill.name, skill);
     }
   }
+  scans.save();
   catalog.skills = [...byName.values()].sort(compareSkills);
   return catalog;
 }
