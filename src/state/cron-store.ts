@@ -5,6 +5,8 @@
  * lets one ticker per deployment do the work. Nothing outside src/state issues SQL.
  */
 
+import { isPostgresUrl } from "./postgres/url.js";
+
 export type CronJobState = "scheduled" | "paused" | "completed" | "blocked";
 
 export interface CronRepeat {
@@ -145,7 +147,12 @@ export class CronStoreError extends Error {
   override name = "CronStoreError";
 }
 
+/** The cron store at `path`: the embedded one in a state.db file, or PostgreSQL for a `postgres://` URL. */
 export async function openCronStore(path: string): Promise<CronStore> {
+  if (isPostgresUrl(path)) {
+    const { PgCronStore } = await import("./postgres/cron-store.js");
+    return PgCronStore.open(path);
+  }
   const { SqliteCronStore } = await import("./sqlite-cron-store.js");
   return SqliteCronStore.open(path);
 }
