@@ -5,6 +5,8 @@
  * issues SQL; the embedded SQLite implementation lives beside the session store in state.db.
  */
 
+import { isPostgresUrl } from "./postgres/url.js";
+
 /** A Responses API object kept for `GET /v1/responses/{id}` and `previous_response_id`. */
 export interface StoredResponse {
   /** `resp_...` */
@@ -96,8 +98,15 @@ export interface ApiServerStore {
   close(): void;
 }
 
-/** Open the embedded store in the state.db at `path`. Loads SQLite lazily. */
+/**
+ * Open the embedded store in the state.db at `path`, or PostgreSQL for a `postgres://` URL. Each
+ * driver loads lazily.
+ */
 export async function openApiServerStore(path: string): Promise<ApiServerStore> {
+  if (isPostgresUrl(path)) {
+    const { PgApiServerStore } = await import("./postgres/api-store.js");
+    return PgApiServerStore.open(path);
+  }
   const { SqliteApiServerStore } = await import("./sqlite-api-store.js");
   return SqliteApiServerStore.open(path);
 }

@@ -39,17 +39,23 @@ interface RunRow {
 
 const RUN_COLUMNS = "id, job_id, scheduled_for, started_at, finished_at, status, reason, output_path, deliveries";
 
+// Every text column goes through the escape of text.ts (PostgreSQL text cannot hold U+0000), as
+// copy-from-sqlite.ts writes them.
+function parseJob(row: JobRow): CronJob {
+  return JSON.parse(fromPgText(row.job)) as CronJob;
+}
+
 function toRun(row: RunRow): CronRun {
   return {
     id: row.id,
-    jobId: row.job_id,
+    jobId: fromPgText(row.job_id),
     scheduledFor: row.scheduled_for,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     status: row.status as CronRunStatus,
     reason: fromPgText(row.reason),
     outputPath: fromPgText(row.output_path),
-    deliveries: JSON.parse(row.deliveries) as CronDeliveryResult[],
+    deliveries: JSON.parse(fromPgText(row.deliveries)) as CronDeliveryResult[],
   };
 }
 
@@ -124,9 +130,9 @@ export class PgCronStore implements CronStore {
 
   private async jobRow(db: Queryable, id: string, lock = false): Promise<CronJob | null> {
     const { rows } = await db.query<JobRow>(`SELECT job FROM cron_jobs WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [
-      id,
+      toPgText(id),
     ]);
-    return rows[0] ? (JSON.parse(rows[0].job) as CronJob) : null;
+    return rows[0] ? parseJob(rows[0]) : null;
   }
 
   private async saveJob(db: Queryable, job: CronJob, now: number): Promise<void> {
@@ -143,7 +149,7 @@ export class PgCronStore implements CronStore {
         job.nextRunAt,
         job.createdAt,
         now,
-        JSON.stringify(job),
+        toPgText(JSON.stringify(job)),
       ],
     );
   }
@@ -163,7 +169,7 @@ export class PgCronStore implements CronStore {
           job.nextRunAt,
           job.createdAt,
           now,
-          JSON.stringify(job),
+          toPgText(JSON.stringify(job)),
         ],
       );
       if (rows.length === 0) throw new CronStoreError(`a job with id ${job.id} already exists`);
@@ -182,7 +188,7 @@ export class PgCronStore implements CronStore {
           ? `SELECT job FROM cron_jobs ORDER BY created_at, id COLLATE "C"`
           : `SELECT job FROM cron_jobs WHERE state != 'completed' ORDER BY created_at, id COLLATE "C"`,
       );
-      return rows.map((row) => JSON.parse(row.job) as CronJob);
+      return rows.map(parseJob);
     });
   }
 
@@ -200,7 +206,7 @@ export class PgCronStore implements CronStore {
 
   deleteJob(id: string): Promise<boolean> {
     return this.guard(async () => {
-      const result = await this.conn.pool.query("DELETE FROM cron_jobs WHERE id = $1", [id]);
+      const result = await this.conn.pool.query("DELETE FROM cron_jobs WHERE id = $1", [toPgText(id)]);
       return (result.rowCount ?? 0) > 0;
     });
   }
@@ -212,7 +218,7 @@ export class PgCronStore implements CronStore {
          AND next_run_at IS NOT NULL AND next_run_at <= $1 ORDER BY next_run_at, id COLLATE "C"`,
         [now],
       );
-      return rows.map((row) => JSON.parse(row.job) as CronJob);
+      return rows.map(parseJob);
     });
   }
 
@@ -240,7 +246,7 @@ export class PgCronStore implements CronStore {
       `INSERT INTO cron_runs (job_id, scheduled_for, started_at, finished_at, status, reason)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (job_id, scheduled_for) WHERE scheduled_for IS NOT NULL DO NOTHING RETURNING id`,
-      [jobId, scheduledFor, now, finishedAt, status, toPgText(reason)],
+      [toPgText(jobId), scheduledFor, now, finishedAt, status, toPgText(reason)],
     );
     const run: CronRun | null = rows[0]
       ? {
@@ -310,7 +316,7 @@ export class PgCronStore implements CronStore {
             result.status,
             toPgText(result.reason ?? null),
             toPgText(result.outputPath ?? null),
-            JSON.stringify(deliveries),
+            toPgText(JSON.stringify(deliveries)),
             runId,
           ],
         );
@@ -355,7 +361,7 @@ export class PgCronStore implements CronStore {
         await this.conn.query<RunRow>(
           `SELECT ${RUN_COLUMNS} FROM cron_runs WHERE job_id = $1 ORDER BY id DESC LIMIT $2`,
           // SQLite reads a negative limit as none.
-          [jobId, limit < 0 ? null : limit],
+          [toPgText(jobId), limit < 0 ? null : limit],
         )
       ).map(toRun),
     );
@@ -377,7 +383,7 @@ export class PgCronStore implements CronStore {
          ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
          WHERE cron_leases.holder = excluded.holder OR cron_leases.expires_at <= $4
          RETURNING name`,
-        [name, holder, now + ttlMs, now],
+        [toPgText(name), toPgText(holder), now + ttlMs, now],
       );
       return rows.length > 0;
     });
@@ -385,7 +391,10 @@ export class PgCronStore implements CronStore {
 
   releaseLease(name: string, holder: string): Promise<void> {
     return this.guard(async () => {
-      await this.conn.query("DELETE FROM cron_leases WHERE name = $1 AND holder = $2", [name, holder]);
+      await this.conn.query("DELETE FROM cron_leases WHERE name = $1 AND holder = $2", [
+        toPgText(name),
+        toPgText(holder),
+      ]);
     });
   }
 

@@ -216,5 +216,22 @@ CREATE TABLE gateway_session_leases (
 );
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [V1_SESSIONS, V2_API, V3_GATEWAY, V4_CRON, V5_IMPORTS, V6_LEASES];
+/**
+ * The order in which stored Responses were first saved, which SQLite has as the rowid: the latest
+ * of a conversation among responses of the same millisecond is the one saved last. Existing rows
+ * are numbered in table order.
+ */
+const V7_API_RESPONSE_ORDER = `
+ALTER TABLE api_responses ADD COLUMN seq BIGSERIAL;
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [
+  V1_SESSIONS,
+  V2_API,
+  V3_GATEWAY,
+  V4_CRON,
+  V5_IMPORTS,
+  V6_LEASES,
+  V7_API_RESPONSE_ORDER,
+];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
