@@ -325,6 +325,8 @@ export const VARIANTS: Record<string, string[]> = {
     "echo x > .cursorrules",
     "modify .hermes/config.yaml",
     "edit .claude/settings.json",
+    "edit ~/.claude/settings.json",
+    "write to /home/dev/project/.cursor/rules",
     "echo x | tee -a .codex/config.toml",
     "append to claude.md",
   ],
