@@ -185,7 +185,12 @@ export function apiStoreContract(backend: string, fresh: () => Promise<ApiStoreF
     });
     assert.deepEqual(await store.getRun("key-a", "run_1"), done);
 
-    const cleared = await store.updateRun("run_1", { usage: null, error: "late failure" });
+    const errored = await store.updateRun("run_1", { error: "late failure" });
+    assert.equal(errored.output, "answer", "an output not in the patch is kept");
+    assert.deepEqual(errored.usage, usage, "a usage not in the patch is kept");
+    const failed = await store.updateRun("run_1", { status: "failed" });
+    assert.equal(failed.error, "late failure", "an error not in the patch is kept");
+    const cleared = await store.updateRun("run_1", { usage: null });
     assert.equal(cleared.usage, null);
     assert.equal(cleared.error, "late failure");
     store.close();
@@ -374,6 +379,13 @@ export function apiStoreContract(backend: string, fresh: () => Promise<ApiStoreF
     assert.deepEqual(await store.sessionsOwnedBy("key-a", { limit: 2, offset: 2 }), ["s-mid"]);
     assert.deepEqual(await store.sessionsOwnedBy("key-a", { offset: 1 }), ["s-new", "s-mid"]);
     assert.deepEqual(await store.sessionsOwnedBy("key-a", { limit: 0 }), []);
+    for (const limit of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      assert.deepEqual(
+        await store.sessionsOwnedBy("key-a", { limit }),
+        ["s-old", "s-new", "s-mid"],
+        `a limit of ${limit} means no limit`,
+      );
+    }
     assert.deepEqual(await store.sessionsOwnedBy("key-b"), ["s-other"]);
     sessions.close();
     store.close();
