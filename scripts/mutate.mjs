@@ -56,7 +56,14 @@ const MODULES = {
   },
   compression: {
     mutate: ["src/agent/compression-driver.ts"],
-    tests: ["test/agent/compression-loop", "test/agent/compressor"],
+    tests: [
+      "test/agent/compression-loop",
+      "test/agent/compressor",
+      "test/agent/recovery-steps",
+      "test/agent/memory-manager",
+      "test/runtime/plugins",
+      "test/gateway/routing",
+    ],
   },
   // Pairing codes, inbound de-duplication and the delivery ledger.
   "gateway-store": {
