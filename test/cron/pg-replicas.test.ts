@@ -33,11 +33,16 @@ if (pg) {
       const leaders = new Set<number>();
       for (let minute = 0; minute < 20; minute++) {
         clock.now = T0 + minute * 60_000 + 5_000;
-        const order = minute % 2 ? [1, 0] : [0, 1];
-        const reports = await Promise.all(order.map((i) => tickers[i]!.tick()));
-        reports.forEach((report, n) => {
-          if (report.fired.length) leaders.add(order[n]!);
-        });
+        if (minute % 6 === 4) {
+          // Both at once at a due time: whichever takes the lease fires, the other does not.
+          await Promise.all(tickers.map((ticker) => ticker.tick()));
+          continue;
+        }
+        // In turns, the first taking the lease that expired since the last minute; who goes first
+        // changes every due time (every second minute).
+        for (const i of Math.floor(minute / 2) % 2 ? [1, 0] : [0, 1]) {
+          if ((await tickers[i]!.tick()).fired.length) leaders.add(i);
+        }
       }
       const runs = await stores[1]!.runs(job.id, 100);
       const dueTimes = runs.map((run) => run.scheduledFor).sort((a, b) => (a ?? 0) - (b ?? 0));
