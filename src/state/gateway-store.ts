@@ -5,6 +5,7 @@
  * routing and home channels. Nothing outside src/state issues SQL; the embedded SQLite
  * implementation lives in state.db beside the session store.
  */
+import { SessionStoreError } from "./session-store.js";
 
 /** Identifies one inbound platform message. */
 export interface InboundKey {
@@ -164,6 +165,13 @@ export interface GatewayStore {
 }
 
 export async function openGatewayStore(path: string): Promise<GatewayStore> {
+  if (/^postgres(ql)?:\/\//i.test(path)) {
+    throw new SessionStoreError(
+      "the messaging gateway's store (inbound messages, deliveries, pairing) is not available on PostgreSQL yet; " +
+        "run the gateway with store.backend: sqlite (docs/scale-out.md)",
+      "config.yaml",
+    );
+  }
   const { SqliteGatewayStore } = await import("./sqlite-gateway-store.js");
   return SqliteGatewayStore.open(path);
 }
