@@ -3,11 +3,29 @@ import { randomBytes } from "node:crypto";
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
-/** A new session id, `YYYYMMDD_HHMMSS_xxxxxx` (UTC time, then 6 random hex digits): sorts by creation time. */
+/** The ids this process handed out in the current second: 6 random hex digits collide by chance. */
+let issuedSecond = "";
+const issued = new Set<string>();
+
+/**
+ * A new session id, `YYYYMMDD_HHMMSS_xxxxxx` (UTC time, then 6 random hex digits): sorts by
+ * creation time. Never the same twice within a process: a server starting a few hundred sessions
+ * a second would otherwise draw a duplicate suffix within minutes (24 random bits per second).
+ */
 export function sessionIdNew(now: Date = new Date()): string {
   const date = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}`;
   const time = `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
-  return `${date}_${time}_${randomBytes(3).toString("hex")}`;
+  const second = `${date}_${time}`;
+  if (second !== issuedSecond) {
+    issuedSecond = second;
+    issued.clear();
+  }
+  for (;;) {
+    const id = `${second}_${randomBytes(3).toString("hex")}`;
+    if (issued.has(id)) continue;
+    issued.add(id);
+    return id;
+  }
 }
 
 /** A title made from the first user message, for when no model-written title is available. */
