@@ -5,7 +5,7 @@
  * atomically. The system prompt gets a snapshot frozen at load time, so the prompt stays
  * byte-stable for the whole session while the files change underneath.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { scanForThreats } from "../util/threats.js";
 import { atomicWriteFile } from "./atomic-write.js";
@@ -67,6 +67,7 @@ export class MemoryStore {
   private readonly limits: Record<MemoryTarget, number>;
   private failures = 0;
   private frozen: string;
+  private renderedSignature: string | undefined;
   private readonly writeListeners: Array<(write: MemoryStoreWrite) => void> = [];
 
   private readonly userProfileEnabled: boolean;
@@ -106,8 +107,29 @@ export class MemoryStore {
 
   /** Take a new snapshot, for the start of a new session. */
   refreshSnapshot(): string {
-    this.frozen = this.render();
+    // A long-lived process starts many sessions: the files are only read again when they changed.
+    const signature = this.filesSignature();
+    if (signature === undefined || signature !== this.renderedSignature) {
+      this.frozen = this.render();
+      this.renderedSignature = signature;
+    }
     return this.frozen;
+  }
+
+  /**
+   * Inode, size and mtime of both files (or their absence), or undefined while either was
+   * modified in the last second: file times tick coarsely, so a same-size rewrite within one
+   * tick would otherwise look unchanged.
+   */
+  private filesSignature(): string | undefined {
+    const recent = BigInt(Date.now() - 1000) * 1_000_000n;
+    const parts: string[] = [];
+    for (const target of ["memory", "user"] as const) {
+      const stat = statSync(this.path(target), { throwIfNoEntry: false, bigint: true });
+      if (stat && stat.mtimeNs > recent) return undefined;
+      parts.push(stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}` : "-");
+    }
+    return parts.join("|");
   }
 
   /** Reset the per-turn failure counter; the agent calls this when a new user turn starts. */

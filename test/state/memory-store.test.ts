@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -98,6 +98,28 @@ test("the snapshot is frozen at load time until refreshed", () => {
   store.add("memory", "a new fact");
   assert.equal(store.snapshot(), before);
   assert.match(store.refreshSnapshot(), /a new fact/);
+});
+
+test("a refreshed snapshot sees files edited, created and removed outside the store", () => {
+  const dir = tempDir();
+  const store = new MemoryStore({ dir });
+  assert.equal(store.refreshSnapshot(), "");
+  writeFileSync(join(dir, "USER.md"), "likes tea\n");
+  assert.match(store.refreshSnapshot(), /likes tea/);
+  assert.match(store.refreshSnapshot(), /likes tea/, "unchanged files give the same snapshot");
+  // Same length, rewritten in place: only the contents and the modification time differ.
+  writeFileSync(join(dir, "USER.md"), "likes tee\n");
+  assert.match(store.refreshSnapshot(), /likes tee/);
+  // Files last changed long ago are not read again until they change.
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(join(dir, "USER.md"), hourAgo, hourAgo);
+  assert.match(store.refreshSnapshot(), /likes tee/);
+  writeFileSync(join(dir, "USER.md"), "likes teA\n");
+  const minuteLater = new Date(hourAgo.getTime() + 60_000);
+  utimesSync(join(dir, "USER.md"), minuteLater, minuteLater);
+  assert.match(store.refreshSnapshot(), /likes teA/);
+  rmSync(join(dir, "USER.md"));
+  assert.equal(store.refreshSnapshot(), "");
 });
 
 test("an empty store has an empty snapshot", () => {
