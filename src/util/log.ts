@@ -1,8 +1,8 @@
 /**
  * The process's log: `agent.log` (everything at or above the configured level), `errors.log`
  * (warnings and errors) and `gateway.log` (the messaging gateway's own lines) in one directory, rotated by size, every line redacted. Until a surface
- * calls `configureLog`, logging costs one branch. Lines are buffered and written together on
- * the next turn of the event loop, and at exit, so a busy loop does not pay a write per line.
+ * calls `configureLog`, logging costs one branch. Lines are buffered and written together at most
+ * every FLUSH_MS, and at exit, so a busy server does not pay an open, write and close per line.
  *
  * Line format: `2026-11-24T02:40:00.123Z INFO  llm reply provider=custom model=m ms=812`
  * (ISO time, level, component, message, then key=value fields; values with spaces are quoted).
@@ -40,6 +40,7 @@ const targets: { all: Target; errors: Target; gateway: Target } = {
   gateway: { path: "", pending: [] },
 };
 let flushScheduled = false;
+const FLUSH_MS = 50;
 let exitHooked = false;
 
 function quote(value: string): string {
@@ -93,7 +94,7 @@ export function log(level: LogLevel, component: string, message: string, fields?
   active.mirror?.(line);
   if (!flushScheduled) {
     flushScheduled = true;
-    setImmediate(flushLog).unref();
+    setTimeout(flushLog, FLUSH_MS).unref();
   }
 }
 
