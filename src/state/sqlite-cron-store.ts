@@ -88,10 +88,12 @@ function withDefaults(input: NewCronJob, now: number): CronJob {
 }
 
 export class SqliteCronStore implements CronStore {
+  private closed = false;
+
   private constructor(private readonly conn: SqliteConnection) {}
 
   static async open(path: string): Promise<SqliteCronStore> {
-    return new SqliteCronStore(await SqliteConnection.open(path, 10_000));
+    return new SqliteCronStore(await SqliteConnection.shared(path, 10_000));
   }
 
   private jobRow(id: string): CronJob | null {
@@ -319,6 +321,8 @@ export class SqliteCronStore implements CronStore {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.conn.close();
   }
 }

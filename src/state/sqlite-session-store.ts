@@ -63,6 +63,8 @@ export class SqliteSessionStore implements SessionStore {
   private readonly insertMessage: Statement<MessageInsert>;
   private readonly touchSession: Statement<[number, number, string]>;
 
+  private closed = false;
+
   private constructor(private readonly conn: SqliteConnection) {
     this.insertMessage = conn.db.prepare(
       `INSERT INTO messages (session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id,
@@ -76,7 +78,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   static async open(path: string, options: OpenSessionStoreOptions = {}): Promise<SqliteSessionStore> {
-    return new SqliteSessionStore(await SqliteConnection.open(path, options.lockTimeoutMs ?? 10_000));
+    return new SqliteSessionStore(await SqliteConnection.shared(path, options.lockTimeoutMs ?? 10_000));
   }
 
   get location(): string {
@@ -398,6 +400,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.conn.close();
   }
 }

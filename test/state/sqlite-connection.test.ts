@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
+import { SqliteApiServerStore } from "../../src/state/sqlite-api-store.js";
 import { SqliteConnection } from "../../src/state/sqlite-connection.js";
+import { SqliteCronStore } from "../../src/state/sqlite-cron-store.js";
+import { SqliteSessionStore } from "../../src/state/sqlite-session-store.js";
 import { tempDir } from "./temp-dir.js";
 
 test("writes requested together commit in one transaction, in order, and a failing one undoes only itself", async () => {
@@ -140,4 +143,39 @@ test("prepared statements are reused, and the cache is bounded", async () => {
   } finally {
     conn.close();
   }
+});
+
+test("the stores of one process share a connection to a file, closed when the last holder closes", async () => {
+  const path = join(tempDir(), "state.db");
+  const [first, second] = await Promise.all([SqliteConnection.shared(path, 10_000), SqliteConnection.shared(path, 10_000)]);
+  assert.equal(first, second, "opened together: one connection");
+  const third = await SqliteConnection.shared(path, 10_000);
+  assert.equal(third, first, "opened later: the same connection");
+  const otherTimeout = await SqliteConnection.shared(path, 500);
+  assert.notEqual(otherTimeout, first, "another lock timeout gets its own");
+  otherTimeout.close();
+  first.close();
+  second.close();
+  assert.equal(third.db.open, true, "one holder left");
+  await third.write(() => third.db.exec("CREATE TABLE t (x)"));
+  third.close();
+  assert.equal(third.db.open, false);
+  const fresh = await SqliteConnection.shared(path, 10_000);
+  assert.notEqual(fresh, first, "after the last close, a new connection");
+  assert.equal(fresh.db.open, true);
+  fresh.close();
+});
+
+test("a store closed twice lets go of the shared connection once", async () => {
+  const path = join(tempDir(), "state.db");
+  const sessions = await SqliteSessionStore.open(path);
+  const api = await SqliteApiServerStore.open(path);
+  const cron = await SqliteCronStore.open(path);
+  api.close();
+  api.close();
+  cron.close();
+  cron.close();
+  const session = await sessions.createSession({ source: "api_server" });
+  assert.equal((await sessions.getSession(session.id))?.source, "api_server");
+  sessions.close();
 });
