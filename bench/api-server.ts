@@ -17,7 +17,7 @@ import { percentile, printTable, type Row } from "./stats.js";
 
 const KEY = "bench-key-6f0c1d9e8a7b5c4d";
 export const CONCURRENCY = 50;
-const ROUNDS = 6;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const MIB = 1024 * 1024;
 
 interface Timed {
@@ -64,6 +64,12 @@ function lastUserText(req: RecordedRequest): string {
   return users.at(-1)?.content ?? "";
 }
 
+/** CPU time the process has used so far, in ms (clock ticks of 10 ms). */
+function cpuMsOf(pid: number): { user: number; system: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
@@ -93,7 +99,7 @@ export async function benchApiServer(): Promise<Row[]> {
     join(home, "config.yaml"),
     `model:\n  default: m\n  provider: custom\n  base_url: ${fake.url}/v1\ngateway:\n  api_server:\n    max_concurrent_runs: ${CONCURRENCY}\n`,
   );
-  const child = spawn(process.execPath, ["dist/cli/main.js", "gateway", "run"], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_CHILD_ARGS?.split(" ") ?? []), "dist/cli/main.js", "gateway", "run"], {
     env: {
       ...process.env,
       HERMES_HOME: home,
@@ -119,6 +125,7 @@ export async function benchApiServer(): Promise<Row[]> {
     // One warm-up burst each: the first requests compile code paths and open connections.
     await burst(`${base}/v1/chat/completions`, auth, -1, "warm");
     await burst(`${fake.url}/v1/chat/completions`, {}, -1, "warm");
+    const cpuBefore = cpuMsOf(child.pid!);
     const direct: number[] = [];
     const served: number[] = [];
     let crossTalk = 0;
@@ -129,6 +136,10 @@ export async function benchApiServer(): Promise<Row[]> {
       crossTalk += viaServer.crossTalk;
     }
     const loadedRss = rssOf(child.pid!);
+    const cpuAfter = cpuMsOf(child.pid!);
+    const perRequest = (spent: number) => spent / (ROUNDS * CONCURRENCY);
+    const userPerRequest = perRequest(cpuAfter.user - cpuBefore.user);
+    const systemPerRequest = perRequest(cpuAfter.system - cpuBefore.system);
     const ms = (value: number) => `${value.toFixed(1)} ms`;
     const count = ROUNDS * CONCURRENCY;
     return [
@@ -143,6 +154,11 @@ export async function benchApiServer(): Promise<Row[]> {
         value: ms(percentile(served, 99)),
         baseline: `${ms(percentile(direct, 99))} (fake provider direct)`,
         ratio: `+${ms(percentile(served, 99) - percentile(direct, 99))}`,
+      },
+      {
+        figure: "server CPU per streamed request",
+        value: ms(userPerRequest + systemPerRequest),
+        baseline: `user ${ms(userPerRequest)}, system ${ms(systemPerRequest)}`,
       },
       { figure: `replies with another request's marker (of ${count})`, value: String(crossTalk), baseline: "0" },
       { figure: "server RSS, idle after start", value: `${idleRss.toFixed(1)} MiB`, baseline: "target ≤ 80 MiB" },
