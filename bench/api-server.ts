@@ -99,17 +99,21 @@ export async function benchApiServer(): Promise<Row[]> {
     join(home, "config.yaml"),
     `model:\n  default: m\n  provider: custom\n  base_url: ${fake.url}/v1\ngateway:\n  api_server:\n    max_concurrent_runs: ${CONCURRENCY}\n`,
   );
-  const child = spawn(process.execPath, [...(process.env.BENCH_CHILD_ARGS?.split(" ") ?? []), "dist/cli/main.js", "gateway", "run"], {
-    env: {
-      ...process.env,
-      HERMES_HOME: home,
-      API_SERVER_ENABLED: "true",
-      API_SERVER_KEY: KEY,
-      API_SERVER_PORT: "0",
-      OPENROUTER_API_KEY: "",
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_CHILD_ARGS?.split(" ") ?? []), "dist/cli/main.js", "gateway", "run"],
+    {
+      env: {
+        ...process.env,
+        HERMES_HOME: home,
+        API_SERVER_ENABLED: "true",
+        API_SERVER_KEY: KEY,
+        API_SERVER_PORT: "0",
+        OPENROUTER_API_KEY: "",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
     },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  );
   try {
     const base = await new Promise<string>((resolve, reject) => {
       let stderr = "";

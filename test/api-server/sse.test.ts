@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { AddressInfo } from "node:net";
 import type { ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { type HttpBindings, serve } from "@hono/node-server";
 import { Hono } from "hono";

@@ -147,7 +147,10 @@ test("prepared statements are reused, and the cache is bounded", async () => {
 
 test("the stores of one process share a connection to a file, closed when the last holder closes", async () => {
   const path = join(tempDir(), "state.db");
-  const [first, second] = await Promise.all([SqliteConnection.shared(path, 10_000), SqliteConnection.shared(path, 10_000)]);
+  const [first, second] = await Promise.all([
+    SqliteConnection.shared(path, 10_000),
+    SqliteConnection.shared(path, 10_000),
+  ]);
   assert.equal(first, second, "opened together: one connection");
   const third = await SqliteConnection.shared(path, 10_000);
   assert.equal(third, first, "opened later: the same connection");
