@@ -4,9 +4,9 @@
  * skips and lease changes are compare-and-set inside one write transaction, so processes sharing
  * the file agree on who fires what.
  */
-import { randomBytes } from "node:crypto";
+
+import { type JobRow, parseJob, RUN_COLUMNS, type RunRow, toRun, withDefaults } from "./cron-codec.js";
 import {
-  type CronDeliveryResult,
   type CronJob,
   type CronJobPatch,
   type CronRun,
@@ -17,75 +17,6 @@ import {
   type NewCronJob,
 } from "./cron-store.js";
 import { SqliteConnection } from "./sqlite-connection.js";
-
-interface JobRow {
-  job: string;
-}
-
-interface RunRow {
-  id: number;
-  job_id: string;
-  scheduled_for: number | null;
-  started_at: number;
-  finished_at: number | null;
-  status: string;
-  reason: string | null;
-  output_path: string | null;
-  deliveries: string;
-}
-
-const RUN_COLUMNS = "id, job_id, scheduled_for, started_at, finished_at, status, reason, output_path, deliveries";
-
-function toRun(row: RunRow): CronRun {
-  return {
-    id: row.id,
-    jobId: row.job_id,
-    scheduledFor: row.scheduled_for,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    status: row.status as CronRunStatus,
-    reason: row.reason,
-    outputPath: row.output_path,
-    deliveries: JSON.parse(row.deliveries) as CronDeliveryResult[],
-  };
-}
-
-export function newJobId(): string {
-  return randomBytes(6).toString("hex");
-}
-
-function withDefaults(input: NewCronJob, now: number): CronJob {
-  return {
-    id: input.id ?? newJobId(),
-    name: input.name,
-    prompt: input.prompt,
-    skills: input.skills ?? [],
-    model: input.model ?? null,
-    provider: input.provider ?? null,
-    baseUrl: input.baseUrl ?? null,
-    script: input.script ?? null,
-    noAgent: input.noAgent ?? false,
-    contextFrom: input.contextFrom ?? [],
-    schedule: input.schedule,
-    scheduleDisplay: input.scheduleDisplay,
-    repeat: input.repeat ?? { times: null, completed: 0 },
-    enabled: input.enabled ?? true,
-    state: input.state ?? "scheduled",
-    pausedAt: input.pausedAt ?? null,
-    pausedReason: input.pausedReason ?? null,
-    createdAt: now,
-    nextRunAt: input.nextRunAt ?? null,
-    lastRunAt: input.lastRunAt ?? null,
-    lastStatus: input.lastStatus ?? null,
-    lastError: input.lastError ?? null,
-    lastDeliveryError: input.lastDeliveryError ?? null,
-    deliver: input.deliver ?? "local",
-    failureDeliver: input.failureDeliver ?? null,
-    origin: input.origin ?? null,
-    enabledToolsets: input.enabledToolsets ?? null,
-    workdir: input.workdir ?? null,
-  };
-}
 
 export class SqliteCronStore implements CronStore {
   private closed = false;
@@ -98,7 +29,7 @@ export class SqliteCronStore implements CronStore {
 
   private jobRow(id: string): CronJob | null {
     const row = this.conn.statement("SELECT job FROM cron_jobs WHERE id = ?").get(id) as JobRow | undefined;
-    return row ? (JSON.parse(row.job) as CronJob) : null;
+    return row ? parseJob(row) : null;
   }
 
   private saveJob(job: CronJob, now: number): void {
@@ -135,7 +66,7 @@ export class SqliteCronStore implements CronStore {
             : "SELECT job FROM cron_jobs WHERE state != 'completed' ORDER BY created_at, id",
         )
         .all() as JobRow[];
-      return rows.map((row) => JSON.parse(row.job) as CronJob);
+      return rows.map((row) => parseJob(row));
     });
   }
 
@@ -161,7 +92,7 @@ export class SqliteCronStore implements CronStore {
            AND next_run_at IS NOT NULL AND next_run_at <= ? ORDER BY next_run_at, id`,
         )
         .all(now) as JobRow[];
-      return rows.map((row) => JSON.parse(row.job) as CronJob);
+      return rows.map((row) => parseJob(row));
     });
   }
 
@@ -284,7 +215,7 @@ export class SqliteCronStore implements CronStore {
         this.conn
           .statement(`SELECT ${RUN_COLUMNS} FROM cron_runs WHERE job_id = ? ORDER BY id DESC LIMIT ?`)
           .all(jobId, limit) as RunRow[]
-      ).map(toRun),
+      ).map((row) => toRun(row)),
     );
   }
 
@@ -294,7 +225,7 @@ export class SqliteCronStore implements CronStore {
         this.conn
           .statement(`SELECT ${RUN_COLUMNS} FROM cron_runs WHERE status = 'running' ORDER BY id`)
           .all() as RunRow[]
-      ).map(toRun),
+      ).map((row) => toRun(row)),
     );
   }
 

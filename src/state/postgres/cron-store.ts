@@ -5,9 +5,9 @@
  * writes the run record, so replicas sharing the database fire each due time once; the unique
  * index on (job_id, scheduled_for) backs that up. A lease is taken or renewed in one upsert.
  */
-import { randomBytes } from "node:crypto";
+
+import { type JobRow, parseJob, RUN_COLUMNS, type RunRow, toRun, withDefaults } from "../cron-codec.js";
 import {
-  type CronDeliveryResult,
   type CronJob,
   type CronJobPatch,
   type CronRun,
@@ -21,80 +21,10 @@ import { SessionStoreError } from "../session-store.js";
 import { PgConnection, type Queryable } from "./connection.js";
 import { fromPgText, toPgText } from "./text.js";
 
-interface JobRow {
-  job: string;
-}
-
-interface RunRow {
-  id: number;
-  job_id: string;
-  scheduled_for: number | null;
-  started_at: number;
-  finished_at: number | null;
-  status: string;
-  reason: string | null;
-  output_path: string | null;
-  deliveries: string;
-}
-
-const RUN_COLUMNS = "id, job_id, scheduled_for, started_at, finished_at, status, reason, output_path, deliveries";
-
 // Every text column goes through the escape of text.ts (PostgreSQL text cannot hold U+0000), as
 // copy-from-sqlite.ts writes them.
-function parseJob(row: JobRow): CronJob {
-  return JSON.parse(fromPgText(row.job)) as CronJob;
-}
-
-function toRun(row: RunRow): CronRun {
-  return {
-    id: row.id,
-    jobId: fromPgText(row.job_id),
-    scheduledFor: row.scheduled_for,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    status: row.status as CronRunStatus,
-    reason: fromPgText(row.reason),
-    outputPath: fromPgText(row.output_path),
-    deliveries: JSON.parse(fromPgText(row.deliveries)) as CronDeliveryResult[],
-  };
-}
-
-function newJobId(): string {
-  return randomBytes(6).toString("hex");
-}
-
-function withDefaults(input: NewCronJob, now: number): CronJob {
-  return {
-    id: input.id ?? newJobId(),
-    name: input.name,
-    prompt: input.prompt,
-    skills: input.skills ?? [],
-    model: input.model ?? null,
-    provider: input.provider ?? null,
-    baseUrl: input.baseUrl ?? null,
-    script: input.script ?? null,
-    noAgent: input.noAgent ?? false,
-    contextFrom: input.contextFrom ?? [],
-    schedule: input.schedule,
-    scheduleDisplay: input.scheduleDisplay,
-    repeat: input.repeat ?? { times: null, completed: 0 },
-    enabled: input.enabled ?? true,
-    state: input.state ?? "scheduled",
-    pausedAt: input.pausedAt ?? null,
-    pausedReason: input.pausedReason ?? null,
-    createdAt: now,
-    nextRunAt: input.nextRunAt ?? null,
-    lastRunAt: input.lastRunAt ?? null,
-    lastStatus: input.lastStatus ?? null,
-    lastError: input.lastError ?? null,
-    lastDeliveryError: input.lastDeliveryError ?? null,
-    deliver: input.deliver ?? "local",
-    failureDeliver: input.failureDeliver ?? null,
-    origin: input.origin ?? null,
-    enabledToolsets: input.enabledToolsets ?? null,
-    workdir: input.workdir ?? null,
-  };
-}
+const jobOf = (row: JobRow) => parseJob(row, fromPgText);
+const runOf = (row: RunRow) => toRun(row, fromPgText);
 
 /** A PostgreSQL error (it carries a SQLSTATE and a severity). */
 function isDatabaseError(error: unknown): error is Error & { code: string } {
@@ -132,7 +62,7 @@ export class PgCronStore implements CronStore {
     const { rows } = await db.query<JobRow>(`SELECT job FROM cron_jobs WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [
       toPgText(id),
     ]);
-    return rows[0] ? parseJob(rows[0]) : null;
+    return rows[0] ? jobOf(rows[0]) : null;
   }
 
   private async saveJob(db: Queryable, job: CronJob, now: number): Promise<void> {
@@ -188,7 +118,7 @@ export class PgCronStore implements CronStore {
           ? `SELECT job FROM cron_jobs ORDER BY created_at, id COLLATE "C"`
           : `SELECT job FROM cron_jobs WHERE state != 'completed' ORDER BY created_at, id COLLATE "C"`,
       );
-      return rows.map(parseJob);
+      return rows.map(jobOf);
     });
   }
 
@@ -218,7 +148,7 @@ export class PgCronStore implements CronStore {
          AND next_run_at IS NOT NULL AND next_run_at <= $1 ORDER BY next_run_at, id COLLATE "C"`,
         [now],
       );
-      return rows.map(parseJob);
+      return rows.map(jobOf);
     });
   }
 
@@ -343,7 +273,7 @@ export class PgCronStore implements CronStore {
             now,
           );
         }
-        return toRun(updated.rows[0]!);
+        return runOf(updated.rows[0]!);
       }),
     );
   }
@@ -351,7 +281,7 @@ export class PgCronStore implements CronStore {
   getRun(runId: number): Promise<CronRun | null> {
     return this.guard(async () => {
       const rows = await this.conn.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM cron_runs WHERE id = $1`, [runId]);
-      return rows[0] ? toRun(rows[0]) : null;
+      return rows[0] ? runOf(rows[0]) : null;
     });
   }
 
@@ -363,14 +293,14 @@ export class PgCronStore implements CronStore {
           // SQLite reads a negative limit as none.
           [toPgText(jobId), limit < 0 ? null : limit],
         )
-      ).map(toRun),
+      ).map((row) => runOf(row)),
     );
   }
 
   unfinishedRuns(): Promise<CronRun[]> {
     return this.guard(async () =>
       (await this.conn.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM cron_runs WHERE status = 'running' ORDER BY id`)).map(
-        toRun,
+        runOf,
       ),
     );
   }
