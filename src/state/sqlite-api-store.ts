@@ -1,13 +1,21 @@
 /**
  * The API server's tables in state.db (schema version 3): stored Responses, runs, idempotency
- * keys and session owners. Its own connection to the same file as the session store, with the
- * same locking discipline; every read is scoped to the caller's namespace.
+ * keys and session owners. It shares the process's connection to the file with the session store
+ * (sqlite-connection.ts); every read is scoped to the caller's namespace.
  */
 
+import {
+  apiCodec,
+  count,
+  type IdempotencyRow,
+  RESPONSE_COLUMNS,
+  type ResponseRow,
+  RUN_COLUMNS,
+  type RunRow,
+} from "./api-codec.js";
 import type {
   ApiRunPatch,
   ApiRunRecord,
-  ApiRunStatus,
   ApiServerStore,
   IdempotencyClaim,
   IdempotencyRecord,
@@ -17,94 +25,7 @@ import { SessionStoreError } from "./session-store.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import type { SqliteStatement as Statement } from "./sqlite-driver.js";
 
-interface ResponseRow {
-  id: string;
-  namespace: string;
-  session_id: string;
-  message_count: number;
-  previous_response_id: string | null;
-  conversation: string | null;
-  body: string | null;
-  created_at: number;
-}
-
-interface RunRow {
-  id: string;
-  namespace: string;
-  status: string;
-  session_id: string | null;
-  input: string | null;
-  output: string | null;
-  error: string | null;
-  usage: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface IdempotencyRow {
-  namespace: string;
-  key: string;
-  body_hash: string;
-  run_id: string;
-  created_at: number;
-}
-
-/** JSON columns: null and undefined are SQL NULL, which reads back as null. */
-function toJson(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  return JSON.stringify(value) ?? null;
-}
-
-function fromJson(text: string | null): unknown {
-  return text === null ? null : JSON.parse(text);
-}
-
-function toResponse(row: ResponseRow): StoredResponse {
-  return {
-    id: row.id,
-    namespace: row.namespace,
-    sessionId: row.session_id,
-    messageCount: row.message_count,
-    previousResponseId: row.previous_response_id,
-    conversation: row.conversation,
-    body: fromJson(row.body),
-    createdAt: row.created_at,
-  };
-}
-
-function toRun(row: RunRow): ApiRunRecord {
-  return {
-    id: row.id,
-    namespace: row.namespace,
-    status: row.status as ApiRunStatus,
-    sessionId: row.session_id,
-    input: fromJson(row.input),
-    output: row.output,
-    error: row.error,
-    usage: fromJson(row.usage),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toIdempotency(row: IdempotencyRow): IdempotencyRecord {
-  return {
-    namespace: row.namespace,
-    key: row.key,
-    bodyHash: row.body_hash,
-    runId: row.run_id,
-    createdAt: row.created_at,
-  };
-}
-
-/** A non-negative whole number, or `fallback` when the value is absent or not finite. */
-function count(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) ? Math.max(0, Math.trunc(value)) : fallback;
-}
-
-const RESPONSE_COLUMNS =
-  "id, namespace, session_id, message_count, previous_response_id, conversation, body, created_at";
-const RUN_COLUMNS = "id, namespace, status, session_id, input, output, error, usage, created_at, updated_at";
+const { toJson, toResponse, toRun, toIdempotency } = apiCodec();
 
 export class SqliteApiServerStore implements ApiServerStore {
   private readonly upsertResponse: Statement;

@@ -5,10 +5,19 @@
  * upsert whose conflicting row stays locked until the claim's transaction ends, so exactly one
  * caller wins a key and every other one reads the winner's claim.
  */
+import {
+  apiCodec,
+  count,
+  type IdempotencyRow,
+  KEY_COLUMNS,
+  RESPONSE_COLUMNS,
+  type ResponseRow,
+  RUN_COLUMNS,
+  type RunRow,
+} from "../api-codec.js";
 import type {
   ApiRunPatch,
   ApiRunRecord,
-  ApiRunStatus,
   ApiServerStore,
   IdempotencyClaim,
   IdempotencyRecord,
@@ -18,106 +27,9 @@ import { SessionStoreError } from "../session-store.js";
 import { PgConnection } from "./connection.js";
 import { fromPgText, toPgText } from "./text.js";
 
-interface ResponseRow {
-  id: string;
-  namespace: string;
-  session_id: string;
-  message_count: number;
-  previous_response_id: string | null;
-  conversation: string | null;
-  body: string | null;
-  created_at: number;
-}
-
-interface RunRow {
-  id: string;
-  namespace: string;
-  status: string;
-  session_id: string | null;
-  input: string | null;
-  output: string | null;
-  error: string | null;
-  usage: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface IdempotencyRow {
-  namespace: string;
-  key: string;
-  body_hash: string;
-  run_id: string;
-  created_at: number;
-}
-
-/** JSON columns: null and undefined are SQL NULL, which reads back as null. */
-function toJson(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  return toPgText(JSON.stringify(value) ?? null);
-}
-
-function fromJson(text: string | null): unknown {
-  return text === null ? null : JSON.parse(fromPgText(text));
-}
-
 // Every text column goes through the escape of text.ts (PostgreSQL text cannot hold U+0000), as
 // copy-from-sqlite.ts writes them.
-function toResponse(row: ResponseRow): StoredResponse {
-  return {
-    id: fromPgText(row.id),
-    namespace: fromPgText(row.namespace),
-    sessionId: fromPgText(row.session_id),
-    messageCount: row.message_count,
-    previousResponseId: fromPgText(row.previous_response_id),
-    conversation: fromPgText(row.conversation),
-    body: fromJson(row.body),
-    createdAt: row.created_at,
-  };
-}
-
-function toRun(row: RunRow): ApiRunRecord {
-  return {
-    id: fromPgText(row.id),
-    namespace: fromPgText(row.namespace),
-    status: row.status as ApiRunStatus,
-    sessionId: fromPgText(row.session_id),
-    input: fromJson(row.input),
-    output: fromPgText(row.output),
-    error: fromPgText(row.error),
-    usage: fromJson(row.usage),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toIdempotency(row: IdempotencyRow): IdempotencyRecord {
-  return {
-    namespace: fromPgText(row.namespace),
-    key: fromPgText(row.key),
-    bodyHash: fromPgText(row.body_hash),
-    runId: fromPgText(row.run_id),
-    createdAt: row.created_at,
-  };
-}
-
-/** A non-negative whole number, or `fallback` when the value is absent or not finite. */
-function count(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) ? Math.max(0, Math.trunc(value)) : fallback;
-}
-
-/** A PostgreSQL error (it carries a SQLSTATE and a severity). */
-function isDatabaseError(error: unknown): error is Error & { code: string } {
-  return (
-    error instanceof Error &&
-    typeof (error as { code?: unknown }).code === "string" &&
-    typeof (error as { severity?: unknown }).severity === "string"
-  );
-}
-
-const RESPONSE_COLUMNS =
-  "id, namespace, session_id, message_count, previous_response_id, conversation, body, created_at";
-const RUN_COLUMNS = "id, namespace, status, session_id, input, output, error, usage, created_at, updated_at";
-const KEY_COLUMNS = "namespace, key, body_hash, run_id, created_at";
+const { toJson, toResponse, toRun, toIdempotency } = apiCodec({ encode: toPgText, decode: fromPgText });
 
 export class PgApiServerStore implements ApiServerStore {
   private closed = false;
@@ -132,14 +44,8 @@ export class PgApiServerStore implements ApiServerStore {
     return this.conn.location;
   }
 
-  /** Database errors become store errors naming the database, as the embedded store names its file. */
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isDatabaseError(error)) throw error;
-      throw new SessionStoreError(`${this.location}: ${error.message}`, this.location, { cause: error });
-    }
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    return this.conn.guard(work);
   }
 
   saveResponse(response: StoredResponse): Promise<void> {

@@ -16,6 +16,15 @@ const SCHEMA_LOCK = 7_412_093_311;
 
 export type Queryable = Pick<PoolClient, "query">;
 
+/** A PostgreSQL error (it carries a SQLSTATE and a severity). */
+function isDatabaseError(error: unknown): error is Error & { code: string } {
+  return (
+    error instanceof Error &&
+    typeof (error as { code?: unknown }).code === "string" &&
+    typeof (error as { severity?: unknown }).severity === "string"
+  );
+}
+
 export class PgConnection {
   private static readonly shared = new Map<string, { pool: Promise<PgConnection>; users: number }>();
 
@@ -64,6 +73,16 @@ export class PgConnection {
   /** The URL without its password, for messages and `location`. */
   get location(): string {
     return redactUrl(this.url);
+  }
+
+  /** Database errors become store errors naming the database, as the embedded store names its file. */
+  async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDatabaseError(error)) throw error;
+      throw new SessionStoreError(`${this.location}: ${error.message}`, this.location, { cause: error });
+    }
   }
 
   async query<R extends QueryResultRow = QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {

@@ -17,7 +17,6 @@ import {
   CronStoreError,
   type NewCronJob,
 } from "../cron-store.js";
-import { SessionStoreError } from "../session-store.js";
 import { PgConnection, type Queryable } from "./connection.js";
 import { fromPgText, toPgText } from "./text.js";
 
@@ -25,15 +24,6 @@ import { fromPgText, toPgText } from "./text.js";
 // copy-from-sqlite.ts writes them.
 const jobOf = (row: JobRow) => parseJob(row, fromPgText);
 const runOf = (row: RunRow) => toRun(row, fromPgText);
-
-/** A PostgreSQL error (it carries a SQLSTATE and a severity). */
-function isDatabaseError(error: unknown): error is Error & { code: string } {
-  return (
-    error instanceof Error &&
-    typeof (error as { code?: unknown }).code === "string" &&
-    typeof (error as { severity?: unknown }).severity === "string"
-  );
-}
 
 export class PgCronStore implements CronStore {
   private closed = false;
@@ -48,14 +38,8 @@ export class PgCronStore implements CronStore {
     return this.conn.location;
   }
 
-  /** Database errors become store errors naming the database, as the embedded store names its file. */
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isDatabaseError(error)) throw error;
-      throw new SessionStoreError(`${this.location}: ${error.message}`, this.location, { cause: error });
-    }
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    return this.conn.guard(work);
   }
 
   private async jobRow(db: Queryable, id: string, lock = false): Promise<CronJob | null> {
