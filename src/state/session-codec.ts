@@ -6,11 +6,32 @@ import { z } from "../util/schema/index.js";
 import type {
   ExportedMessage,
   SessionExport,
+  SessionPatch,
   SessionRecord,
   SessionSummary,
   StoredContentPart,
   StoredMessage,
 } from "./session-store.js";
+
+/** The session columns a patch may set, by field. */
+export const PATCH_COLUMNS: Record<keyof SessionPatch, string> = {
+  title: "title",
+  model: "model",
+  parentSessionId: "parent_session_id",
+  endedAt: "ended_at",
+  systemPrompt: "system_prompt",
+  promptTokens: "prompt_tokens",
+  completionTokens: "completion_tokens",
+  cacheReadTokens: "cache_read_tokens",
+  cacheWriteTokens: "cache_write_tokens",
+  totalTokens: "total_tokens",
+  estimatedCost: "estimated_cost",
+};
+
+/** A session's summary columns, read through the alias `s`. */
+export const SUMMARY_COLUMNS = `s.id, s.parent_session_id, s.title, s.source, s.model, s.started_at, s.last_active,
+  s.ended_at, s.message_count, s.prompt_tokens, s.completion_tokens, s.cache_read_tokens, s.cache_write_tokens,
+  s.total_tokens, s.estimated_cost`;
 
 export interface SessionRow {
   id: string;

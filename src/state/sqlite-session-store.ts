@@ -7,8 +7,10 @@ import { toFtsQuery } from "./fts-query.js";
 import {
   type MessageInsert,
   type MessageRow,
+  PATCH_COLUMNS,
   parseSessionExport,
   type SessionRow,
+  SUMMARY_COLUMNS,
   toExportedMessage,
   toMessage,
   toMessageInsert,
@@ -40,24 +42,6 @@ import { SqliteConnection } from "./sqlite-connection.js";
 import type { SqliteStatement as Statement } from "./sqlite-driver.js";
 import { searchTextSql } from "./sqlite-schema.js";
 import { sessionIdNew } from "./titles.js";
-
-const PATCH_COLUMNS: Record<keyof SessionPatch, string> = {
-  title: "title",
-  model: "model",
-  parentSessionId: "parent_session_id",
-  endedAt: "ended_at",
-  systemPrompt: "system_prompt",
-  promptTokens: "prompt_tokens",
-  completionTokens: "completion_tokens",
-  cacheReadTokens: "cache_read_tokens",
-  cacheWriteTokens: "cache_write_tokens",
-  totalTokens: "total_tokens",
-  estimatedCost: "estimated_cost",
-};
-
-const SUMMARY_COLUMNS = `s.id, s.parent_session_id, s.title, s.source, s.model, s.started_at, s.last_active,
-  s.ended_at, s.message_count, s.prompt_tokens, s.completion_tokens, s.cache_read_tokens, s.cache_write_tokens,
-  s.total_tokens, s.estimated_cost`;
 
 export class SqliteSessionStore implements SessionStore {
   private readonly insertMessage: Statement<MessageInsert>;

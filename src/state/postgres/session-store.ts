@@ -7,8 +7,10 @@
 import {
   type MessageInsert,
   type MessageRow,
+  PATCH_COLUMNS,
   parseSessionExport,
   type SessionRow,
+  SUMMARY_COLUMNS,
   toExportedMessage,
   toMessage,
   toMessageInsert,
@@ -38,24 +40,6 @@ import { sessionIdNew } from "../titles.js";
 import { PgConnection, type Queryable } from "./connection.js";
 import { fromPgText, toPgText } from "./text.js";
 import { tsQuerySql } from "./ts-query.js";
-
-const PATCH_COLUMNS: Record<keyof SessionPatch, string> = {
-  title: "title",
-  model: "model",
-  parentSessionId: "parent_session_id",
-  endedAt: "ended_at",
-  systemPrompt: "system_prompt",
-  promptTokens: "prompt_tokens",
-  completionTokens: "completion_tokens",
-  cacheReadTokens: "cache_read_tokens",
-  cacheWriteTokens: "cache_write_tokens",
-  totalTokens: "total_tokens",
-  estimatedCost: "estimated_cost",
-};
-
-const SUMMARY_COLUMNS = `s.id, s.parent_session_id, s.title, s.source, s.model, s.started_at, s.last_active,
-  s.ended_at, s.message_count, s.prompt_tokens, s.completion_tokens, s.cache_read_tokens, s.cache_write_tokens,
-  s.total_tokens, s.estimated_cost`;
 
 const MESSAGE_COLUMNS = `id, session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id,
   tool_name, finish_reason, reasoning, reasoning_continuity, created_at`;
