@@ -74,7 +74,7 @@ const MODULES = {
   "api-store": { mutate: ["src/state/sqlite-api-store.ts"], tests: ["test/state/sqlite-api-store"] },
   "store-location": {
     mutate: ["src/state/store-location.ts"],
-    tests: ["test/state/import-hermes-python"],
+    tests: ["test/state/store-location", "test/state/import-hermes-python"],
   },
 };
 
