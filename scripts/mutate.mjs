@@ -19,7 +19,7 @@ const MODULES = {
   threats: { mutate: ["src/util/threats.ts"], tests: ["test/util/threats"] },
   "file-paths": {
     mutate: ["src/tools/builtin/file-paths.ts"],
-    tests: ["test/tools/protected-files", "test/tools/read-file", "test/tools/write-file"],
+    tests: ["test/tools/file-paths", "test/tools/protected-files", "test/tools/read-file", "test/tools/write-file"],
   },
   approval: {
     mutate: [
