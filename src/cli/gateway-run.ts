@@ -124,7 +124,13 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     if (platforms.adapters.length > 0) {
       const { GatewayRunner } = await import("../gateway/runner.js");
       const { resolveGatewaySettings } = await import("../gateway/settings.js");
+      const { openCoordination } = await import("../state/coordination.js");
+      const coordination = await openCoordination(runtime.storeLocation);
+      stops.push(() => coordination.close());
+      const ownershipSeconds = Number(process.env.HERMES_GATEWAY_OWNERSHIP_CHECK_SECONDS ?? 5);
       runner = new GatewayRunner({
+        coordination,
+        ...(ownershipSeconds > 0 ? { ownershipCheckMs: ownershipSeconds * 1000 } : {}),
         runtime,
         store,
         settings: resolveGatewaySettings(runtime.config, process.env),

@@ -138,7 +138,7 @@ export async function platformChecks(
     const health = running?.platforms[entry.name];
     results.push({
       name: `${entry.name} listener`,
-      ok: health?.state === "connected",
+      ok: health?.state === "connected" || health?.state === "standby",
       essential: false,
       detail: !running
         ? "the gateway is not running"
@@ -148,7 +148,9 @@ export async function platformChecks(
             ? `listening since ${new Date(health.since).toISOString()}`
             : health.state === "reconnecting"
               ? `reconnecting (attempt ${health.attempt}: ${health.lastError})`
-              : health.state,
+              : health.state === "standby"
+                ? `standing by since ${new Date(health.since).toISOString()}: another replica listens to this bot`
+                : health.state,
       hint: running ? "see hermes logs --gateway" : "start it: hermes gateway start",
     });
   }

@@ -7,6 +7,7 @@
 
 import type { Agent } from "../agent/agent.js";
 import type { HermesRuntime } from "../runtime/runtime.js";
+import type { Coordination } from "../state/coordination.js";
 import type { GatewayStore } from "../state/gateway-store.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
 import type { CronToolBackend } from "../tools/builtin/cronjob.js";
@@ -45,6 +46,10 @@ export interface GatewayRunnerOptions {
   retryBaseMs?: number;
   /** The scheduler behind /cron (the same one the agent's cronjob tool uses). */
   scheduler?: CronToolBackend;
+  /** Replicas sharing the store: which one listens to a platform that allows one listener. */
+  coordination?: Coordination;
+  /** How often a standing-by replica asks for such a platform (default 5 s). */
+  ownershipCheckMs?: number;
   now?: () => number;
 }
 
@@ -151,6 +156,8 @@ export class GatewayRunner {
         log: (message) => this.log(message),
         baseDelayMs: this.options.reconnectBaseMs ?? 1000,
         ...(this.options.watchdogMs !== undefined ? { watchdogMs: this.options.watchdogMs } : {}),
+        ...(this.options.coordination ? { coordination: this.options.coordination } : {}),
+        ...(this.options.ownershipCheckMs !== undefined ? { ownershipCheckMs: this.options.ownershipCheckMs } : {}),
       });
       this.supervisors.push(supervisor);
     }

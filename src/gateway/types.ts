@@ -88,6 +88,8 @@ export type AdapterHealth =
   | { state: "connecting" }
   | { state: "connected"; since: number }
   | { state: "reconnecting"; attempt: number; lastError: string }
+  /** Another replica listens for this platform; this one takes over when that one goes. */
+  | { state: "standby"; since: number }
   | { state: "stopped" };
 
 /** What an adapter hands the core. */
@@ -105,6 +107,11 @@ export interface PlatformAdapter {
   readonly canEdit: boolean;
   /** The adapter proves who sent each message itself (webhook signatures): no allowlist applies. */
   readonly authenticatesSenders?: boolean;
+  /**
+   * Set when only one process at a time may listen (a Telegram bot token allows one long-poll
+   * reader): the name replicas sharing a store elect one listener under.
+   */
+  readonly exclusiveListener?: string | undefined;
   connect(events: AdapterEvents): Promise<void>;
   /**
    * Resolves when the listener is demonstrably alive (a cheap API call, a recent poll); rejects

@@ -9,6 +9,8 @@
  */
 
 export interface Coordination {
+  /** False for the embedded store: one process, nothing to agree on. */
+  readonly shared: boolean;
   /** Whether this process now owns `name` (already owning it counts). */
   tryOwn(name: string): Promise<boolean>;
   /** Gives `name` up, for another replica to take. */
@@ -22,6 +24,7 @@ export interface Coordination {
 
 /** One process: everything asked for is granted; leases are kept in memory with the same rules. */
 export class LocalCoordination implements Coordination {
+  readonly shared = false;
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
 
   async tryOwn(_name: string): Promise<boolean> {

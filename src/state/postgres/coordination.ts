@@ -11,6 +11,7 @@ import type { Coordination } from "../coordination.js";
 import { PgConnection } from "./connection.js";
 
 export class PgCoordination implements Coordination {
+  readonly shared = true;
   private owner: Client | undefined;
   private readonly owned = new Set<string>();
 
@@ -37,10 +38,22 @@ export class PgCoordination implements Coordination {
     if (this.owner !== client) return;
     this.owner = undefined;
     this.owned.clear();
+    // Ending the session frees whatever it may still hold, so no replica waits on a lock nobody uses.
+    void client.end().catch(() => undefined);
   }
 
   async tryOwn(name: string): Promise<boolean> {
-    if (this.owned.has(name) && this.owner) return true;
+    if (this.owned.has(name) && this.owner) {
+      // A lock is held as long as its session lives: one round trip shows it does, where
+      // trusting memory could keep a replica listening after its session was ended.
+      const owner = this.owner;
+      try {
+        await owner.query("SELECT 1");
+        return true;
+      } catch {
+        this.forgetOwner(owner);
+      }
+    }
     const client = await this.ownerClient();
     const { rows } = await client.query<{ got: boolean }>(
       "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got",

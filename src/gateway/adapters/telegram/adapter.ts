@@ -48,6 +48,7 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly platform = "telegram";
   readonly maxMessageLength = TELEGRAM_MAX_MESSAGE_LENGTH;
   readonly canEdit = true;
+  readonly exclusiveListener: string | undefined;
   private readonly bot: Bot;
   private readonly prompts = new OpenPrompts();
   private readonly offsets: OffsetStore;
@@ -60,7 +61,10 @@ export class TelegramAdapter implements PlatformAdapter {
     const apiRoot = options.apiRoot ?? TELEGRAM_API_ROOT;
     this.bot = new Bot(options.token, { client: { apiRoot } });
     // The numeric part of a token is the bot's public id.
-    this.offsets = new OffsetStore(options.home, options.token.split(":")[0] ?? "bot");
+    const botId = options.token.split(":")[0] ?? "bot";
+    this.offsets = new OffsetStore(options.home, botId);
+    // Telegram hands a bot's updates to one long-poll reader; a webhook can be served by every replica.
+    if (!options.webhook) this.exclusiveListener = `telegram:${botId}`;
     this.files = { api: this.bot.api, apiRoot, token: options.token, home: options.home };
   }
 
