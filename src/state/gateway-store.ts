@@ -3,9 +3,10 @@
  * message which crashed the process be quarantined instead of replayed forever), the outbound
  * delivery ledger (recorded before sending, reconciled after a crash), DM pairing, session
  * routing and home channels. Nothing outside src/state issues SQL; the embedded SQLite
- * implementation lives in state.db beside the session store.
+ * implementation lives in state.db beside the session store, the PostgreSQL one
+ * (postgres/gateway-store.ts) in the database that gateway replicas share.
  */
-import { SessionStoreError } from "./session-store.js";
+import { isPostgresUrl } from "./postgres/url.js";
 
 /** Identifies one inbound platform message. */
 export interface InboundKey {
@@ -164,13 +165,11 @@ export interface GatewayStore {
   close(): void;
 }
 
+/** The gateway store at `path`: the embedded one in a state.db file, or PostgreSQL for a `postgres://` URL. */
 export async function openGatewayStore(path: string): Promise<GatewayStore> {
-  if (/^postgres(ql)?:\/\//i.test(path)) {
-    throw new SessionStoreError(
-      "the messaging gateway's store (inbound messages, deliveries, pairing) is not available on PostgreSQL yet; " +
-        "run the gateway with store.backend: sqlite (docs/scale-out.md)",
-      "config.yaml",
-    );
+  if (isPostgresUrl(path)) {
+    const { PgGatewayStore } = await import("./postgres/gateway-store.js");
+    return PgGatewayStore.open(path);
   }
   const { SqliteGatewayStore } = await import("./sqlite-gateway-store.js");
   return SqliteGatewayStore.open(path);

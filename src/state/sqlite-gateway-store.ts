@@ -4,16 +4,39 @@
  * limits) happens inside one write transaction, so several gateway processes sharing the file
  * agree on the outcome.
  */
+import {
+  APPROVED_COLUMNS,
+  type ApprovedRow,
+  approvedValues,
+  DELIVERY_COLUMNS,
+  type DeliveryRow,
+  HOME_COLUMNS,
+  type HomeChannelRow,
+  INBOUND_COLUMNS,
+  type InboundRow,
+  inboundKeyValues,
+  newDeliveryValues,
+  newInboundValues,
+  PAIRING_COLUMNS,
+  type PairingRow,
+  pairingValues,
+  ROUTE_COLUMNS,
+  type SessionRouteRow,
+  toApproved,
+  toDelivery,
+  toHomeChannel,
+  toInbound,
+  toPairing,
+  toSessionRoute,
+} from "./gateway-codec.js";
 import type {
   ApprovedUser,
   DeliveryRecord,
-  DeliveryState,
   GatewayStore,
   HomeChannel,
   InboundClaim,
   InboundKey,
   InboundRecord,
-  InboundState,
   NewDelivery,
   PairingLimits,
   PairingRequest,
@@ -23,124 +46,8 @@ import type {
 import { SessionStoreError } from "./session-store.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 
-interface InboundRow {
-  platform: string;
-  chat_id: string;
-  message_id: string;
-  session_key: string;
-  state: string;
-  attempts: number;
-  payload: string | null;
-  error: string | null;
-  received_at: number;
-  updated_at: number;
-}
-
-interface DeliveryRow {
-  id: string;
-  platform: string;
-  chat_id: string;
-  thread_id: string | null;
-  reply_to: string | null;
-  session_key: string | null;
-  body: string;
-  idempotency_key: string;
-  state: string;
-  attempts: number;
-  next_attempt_at: number;
-  possible_duplicate: number;
-  platform_message_id: string | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface PairingRow {
-  platform: string;
-  code: string;
-  user_id: string;
-  user_name: string | null;
-  chat_id: string;
-  created_at: number;
-  expires_at: number;
-}
-
-interface ApprovedRow {
-  platform: string;
-  user_id: string;
-  user_name: string | null;
-  is_admin: number;
-  approved_at: number;
-}
-
-const INBOUND_COLUMNS =
-  "platform, chat_id, message_id, session_key, state, attempts, payload, error, received_at, updated_at";
-const DELIVERY_COLUMNS =
-  "id, platform, chat_id, thread_id, reply_to, session_key, body, idempotency_key, state, attempts, " +
-  "next_attempt_at, possible_duplicate, platform_message_id, last_error, created_at, updated_at";
-const PAIRING_COLUMNS = "platform, code, user_id, user_name, chat_id, created_at, expires_at";
-const APPROVED_COLUMNS = "platform, user_id, user_name, is_admin, approved_at";
 const KEY_MATCH = "platform = ? AND chat_id = ? AND message_id = ?";
-
-const keyArgs = (key: InboundKey) => [key.platform, key.chatId, key.messageId] as const;
-
-function toInbound(row: InboundRow): InboundRecord {
-  return {
-    platform: row.platform,
-    chatId: row.chat_id,
-    messageId: row.message_id,
-    sessionKey: row.session_key,
-    state: row.state as InboundState,
-    attempts: row.attempts,
-    payload: row.payload === null ? null : JSON.parse(row.payload),
-    error: row.error,
-    receivedAt: row.received_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toDelivery(row: DeliveryRow): DeliveryRecord {
-  return {
-    id: row.id,
-    platform: row.platform,
-    chatId: row.chat_id,
-    threadId: row.thread_id,
-    replyTo: row.reply_to,
-    sessionKey: row.session_key,
-    body: JSON.parse(row.body),
-    idempotencyKey: row.idempotency_key,
-    state: row.state as DeliveryState,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    possibleDuplicate: row.possible_duplicate === 1,
-    platformMessageId: row.platform_message_id,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toPairing(row: PairingRow): PairingRequest {
-  return {
-    platform: row.platform,
-    code: row.code,
-    userId: row.user_id,
-    userName: row.user_name,
-    chatId: row.chat_id,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
-}
-
-function toApproved(row: ApprovedRow): ApprovedUser {
-  return {
-    platform: row.platform,
-    userId: row.user_id,
-    userName: row.user_name,
-    admin: row.is_admin === 1,
-    approvedAt: row.approved_at,
-  };
-}
+const keyArgs = (key: InboundKey) => inboundKeyValues(key);
 
 export class SqliteGatewayStore implements GatewayStore {
   private constructor(private readonly conn: SqliteConnection) {}
@@ -171,10 +78,10 @@ export class SqliteGatewayStore implements GatewayStore {
     return this.conn.write(() => {
       const inserted = this.conn
         .statement(
-          `INSERT INTO gateway_inbound (${INBOUND_COLUMNS}) VALUES (?, ?, ?, ?, 'received', 0, ?, NULL, ?, ?)
+          `INSERT INTO gateway_inbound (${INBOUND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (platform, chat_id, message_id) DO NOTHING`,
         )
-        .run(...keyArgs(key), sessionKey, JSON.stringify(payload ?? null), now, now);
+        .run(...newInboundValues(key, sessionKey, payload, now));
       const record = toInbound(this.requireInbound(key));
       return inserted.changes > 0 ? { accepted: true, record } : { accepted: false, record };
     });
@@ -217,7 +124,7 @@ export class SqliteGatewayStore implements GatewayStore {
              ORDER BY received_at, rowid`,
           )
           .all() as InboundRow[]
-      ).map(toInbound),
+      ).map((row) => toInbound(row)),
     );
   }
 
@@ -247,21 +154,9 @@ export class SqliteGatewayStore implements GatewayStore {
       this.conn
         .statement(
           `INSERT INTO gateway_deliveries (${DELIVERY_COLUMNS})
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, 0, NULL, NULL, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(
-          delivery.id,
-          delivery.platform,
-          delivery.chatId,
-          delivery.threadId ?? null,
-          delivery.replyTo ?? null,
-          delivery.sessionKey ?? null,
-          JSON.stringify(delivery.body ?? null),
-          delivery.idempotencyKey,
-          now,
-          now,
-          now,
-        );
+        .run(...newDeliveryValues(delivery, now));
       return toDelivery(this.requireDelivery(delivery.id));
     });
   }
@@ -330,7 +225,7 @@ export class SqliteGatewayStore implements GatewayStore {
              ORDER BY created_at, rowid LIMIT ?`,
           )
           .all(now, Math.max(1, Math.trunc(limit))) as DeliveryRow[]
-      ).map(toDelivery),
+      ).map((row) => toDelivery(row)),
     );
   }
 
@@ -378,15 +273,7 @@ export class SqliteGatewayStore implements GatewayStore {
       const stored: PairingRequest = { ...request, createdAt: now, expiresAt: now + limits.ttlMs };
       this.conn
         .statement(`INSERT INTO gateway_pairing_requests (${PAIRING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-        .run(
-          stored.platform,
-          stored.code,
-          stored.userId,
-          stored.userName,
-          stored.chatId,
-          stored.createdAt,
-          stored.expiresAt,
-        );
+        .run(...pairingValues(stored));
       return { created: true, request: stored };
     });
   }
@@ -407,7 +294,7 @@ export class SqliteGatewayStore implements GatewayStore {
               )
               .all(platform, now)
       ) as PairingRow[];
-      return rows.map(toPairing);
+      return rows.map((row) => toPairing(row));
     });
   }
 
@@ -440,7 +327,7 @@ export class SqliteGatewayStore implements GatewayStore {
         `INSERT INTO gateway_approved_users (${APPROVED_COLUMNS}) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (platform, user_id) DO UPDATE SET user_name = excluded.user_name, is_admin = excluded.is_admin`,
       )
-      .run(user.platform, user.userId, user.userName, user.admin ? 1 : 0, now);
+      .run(...approvedValues(user, now));
     return toApproved(
       this.conn
         .statement(`SELECT ${APPROVED_COLUMNS} FROM gateway_approved_users WHERE platform = ? AND user_id = ?`)
@@ -482,7 +369,7 @@ export class SqliteGatewayStore implements GatewayStore {
                 `SELECT ${APPROVED_COLUMNS} FROM gateway_approved_users WHERE platform = ? ORDER BY approved_at`,
               )
               .all(platform)) as ApprovedRow[]
-      ).map(toApproved),
+      ).map((row) => toApproved(row)),
     );
   }
 
@@ -504,7 +391,7 @@ export class SqliteGatewayStore implements GatewayStore {
     return this.conn.write(() => {
       this.conn
         .statement(
-          `INSERT INTO gateway_session_routes (session_key, session_id, platform, chat_id, updated_at)
+          `INSERT INTO gateway_session_routes (${ROUTE_COLUMNS})
            VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (session_key) DO UPDATE SET session_id = excluded.session_id, platform = excluded.platform,
              chat_id = excluded.chat_id, updated_at = excluded.updated_at`,
@@ -516,30 +403,16 @@ export class SqliteGatewayStore implements GatewayStore {
   sessionRoute(sessionKey: string): Promise<SessionRoute | null> {
     return this.conn.read(() => {
       const row = this.conn
-        .statement(
-          "SELECT session_key, session_id, platform, chat_id, updated_at FROM gateway_session_routes WHERE session_key = ?",
-        )
-        .get(sessionKey) as
-        | { session_key: string; session_id: string; platform: string; chat_id: string; updated_at: number }
-        | undefined;
-      return row
-        ? {
-            sessionKey: row.session_key,
-            sessionId: row.session_id,
-            platform: row.platform,
-            chatId: row.chat_id,
-            updatedAt: row.updated_at,
-          }
-        : null;
+        .statement(`SELECT ${ROUTE_COLUMNS} FROM gateway_session_routes WHERE session_key = ?`)
+        .get(sessionKey) as SessionRouteRow | undefined;
+      return row ? toSessionRoute(row) : null;
     });
   }
 
   setHomeChannel(channel: Omit<HomeChannel, "setAt">, now = Date.now()): Promise<void> {
     return this.conn.write(() => {
       this.conn
-        .statement(
-          `INSERT OR REPLACE INTO gateway_home_channels (platform, chat_id, thread_id, set_at) VALUES (?, ?, ?, ?)`,
-        )
+        .statement(`INSERT OR REPLACE INTO gateway_home_channels (${HOME_COLUMNS}) VALUES (?, ?, ?, ?)`)
         .run(channel.platform, channel.chatId, channel.threadId, now);
     });
   }
@@ -547,9 +420,9 @@ export class SqliteGatewayStore implements GatewayStore {
   homeChannel(platform: string): Promise<HomeChannel | null> {
     return this.conn.read(() => {
       const row = this.conn
-        .statement("SELECT platform, chat_id, thread_id, set_at FROM gateway_home_channels WHERE platform = ?")
-        .get(platform) as { platform: string; chat_id: string; thread_id: string | null; set_at: number } | undefined;
-      return row ? { platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, setAt: row.set_at } : null;
+        .statement(`SELECT ${HOME_COLUMNS} FROM gateway_home_channels WHERE platform = ?`)
+        .get(platform) as HomeChannelRow | undefined;
+      return row ? toHomeChannel(row) : null;
     });
   }
 

@@ -43,6 +43,20 @@ if (pg) {
     await sessions.appendMessage(second.id, { role: "user", content: "remember the zeppelin" });
     const gateway = await openGatewayStore(statePath);
     await gateway.approveUser({ platform: "telegram", userId: "42", userName: "ada", admin: false });
+    // Rows of one millisecond, recorded out of key order: the copy keeps the order they came in.
+    for (const messageId of ["m2", "m1"]) {
+      await gateway.claimInbound({ platform: "telegram", chatId: "c", messageId }, "s", { messageId }, 1000);
+    }
+    for (const id of ["d2", "d1"]) {
+      await gateway.recordDelivery({ id, platform: "telegram", chatId: "c", body: { id }, idempotencyKey: id }, 1000);
+    }
+    await gateway.createPairingRequest(
+      { platform: "telegram", code: "ABCD2345", userId: "7", userName: null, chatId: "c7", createdAt: 0, expiresAt: 0 },
+      { ttlMs: 3_600_000, perUserIntervalMs: 0, maxPendingPerPlatform: 5 },
+      1000,
+    );
+    await gateway.setSessionRoute({ sessionKey: "k", sessionId: first.id, platform: "telegram", chatId: "c" }, 1000);
+    await gateway.setHomeChannel({ platform: "telegram", chatId: "c", threadId: null }, 1000);
     gateway.close();
     const cron = await openCronStore(statePath);
     await cron.createJob({
@@ -61,6 +75,17 @@ if (pg) {
     const once = await migrate(home, "--to", "postgres", "--url", url);
     assert.match(once.out, /sessions: 2 row\(s\), 2 new/);
     assert.match(once.out, new RegExp(`messages: ${TURN.length + 1} row\\(s\\), ${TURN.length + 1} new`));
+    for (const table of [
+      "gateway_inbound: 2",
+      "gateway_deliveries: 2",
+      "gateway_pairing_requests: 1",
+      "gateway_approved_users: 1",
+      "gateway_session_routes: 1",
+      "gateway_home_channels: 1",
+    ]) {
+      const [name, n] = table.split(": ");
+      assert.match(once.out, new RegExp(`${name}: ${n} row\\(s\\), ${n} new`));
+    }
     assert.match(once.out, /Copied \d+ new row\(s\) of \d+ from .*state\.db to postgres:\/\/.*; every row is there\./);
     assert.equal(digest(statePath), before, "the embedded store is not changed");
 
@@ -73,6 +98,33 @@ if (pg) {
       assert.ok(next > TURN.length + 1, `new message id ${next} continues after the copied ones`);
     } finally {
       target.close();
+    }
+    const copied = await openGatewayStore(url);
+    try {
+      assert.deepEqual(
+        (await copied.unfinishedInbound()).map((r) => r.messageId),
+        ["m2", "m1"],
+      );
+      assert.deepEqual(
+        (await copied.dueDeliveries(1000, 10)).map((d) => [d.id, d.body]),
+        [
+          ["d2", { id: "d2" }],
+          ["d1", { id: "d1" }],
+        ],
+      );
+      assert.equal(
+        (await copied.claimInbound({ platform: "telegram", chatId: "c", messageId: "m1" }, "s", {})).accepted,
+        false,
+      );
+      assert.deepEqual(
+        (await copied.pendingPairingRequests("telegram", 1000)).map((r) => r.code),
+        ["ABCD2345"],
+      );
+      assert.equal((await copied.approvedUser("telegram", "42"))?.userName, "ada");
+      assert.equal((await copied.sessionRoute("k"))?.sessionId, first.id);
+      assert.equal((await copied.homeChannel("telegram"))?.chatId, "c");
+    } finally {
+      copied.close();
     }
     const connection = await PgConnection.open(url);
     try {
@@ -95,5 +147,7 @@ if (pg) {
     const again = await migrate(home, "--to", "postgres", "--url", url);
     assert.match(again.out, /Copied 0 new row\(s\) of \d+/);
     assert.match(again.out, /sessions: 2 row\(s\), 0 new/);
+    assert.match(again.out, /gateway_inbound: 2 row\(s\), 0 new/);
+    assert.match(again.out, /gateway_deliveries: 2 row\(s\), 0 new/);
   });
 }

@@ -38,11 +38,11 @@ test("the postgres backend without a usable URL is a config error that says what
   );
 });
 
-test("the gateway store refuses a PostgreSQL location instead of creating a file named after the URL", async () => {
+test("the gateway store opens a PostgreSQL location as a database, never as a file named after the URL", async () => {
   const { openGatewayStore } = await import("../../src/state/gateway-store.js");
   await assert.rejects(
     openGatewayStore("postgres://hermes@127.0.0.1:9/hermes"),
-    /the messaging gateway's store .* is not available on PostgreSQL yet; run the gateway with store.backend: sqlite/,
+    /cannot use the PostgreSQL store at postgres:\/\/hermes@127\.0\.0\.1:9\/hermes/,
   );
   const { existsSync } = await import("node:fs");
   assert.equal(existsSync("postgres:"), false, "nothing was created in the working directory");

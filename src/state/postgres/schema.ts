@@ -225,6 +225,17 @@ const V7_API_RESPONSE_ORDER = `
 ALTER TABLE api_responses ADD COLUMN seq BIGSERIAL;
 `;
 
+/**
+ * The order in which inbound messages and deliveries were recorded, which SQLite has as the rowid:
+ * "oldest first" and "in the order they were recorded" among rows of the same millisecond. Existing
+ * rows are numbered in table order; copy-from-sqlite.ts inserts rows in rowid order, so copied rows
+ * keep their order.
+ */
+const V8_GATEWAY_ORDER = `
+ALTER TABLE gateway_inbound ADD COLUMN seq BIGSERIAL;
+ALTER TABLE gateway_deliveries ADD COLUMN seq BIGSERIAL;
+`;
+
 export const PG_MIGRATIONS: readonly string[] = [
   V1_SESSIONS,
   V2_API,
@@ -233,5 +244,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   V5_IMPORTS,
   V6_LEASES,
   V7_API_RESPONSE_ORDER,
+  V8_GATEWAY_ORDER,
 ];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
