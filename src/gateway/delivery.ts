@@ -6,7 +6,9 @@
  *
  * After a crash the store turns every send that was in flight back into a pending one marked as
  * a possible duplicate; it goes out again with a note saying so, so nothing is lost and a
- * repeat is never silent.
+ * repeat is never silent. Replicas sharing one ledger each claim a delivery before sending it
+ * (one of them wins), and take over only sends that have been in flight for `staleSendingMs`:
+ * those of a replica that died, never those another replica is making.
  */
 import { randomUUID } from "node:crypto";
 import type { DeliveryRecord, GatewayStore } from "../state/gateway-store.js";
@@ -42,6 +44,11 @@ export interface DeliveryOptions {
   maxInlineWaitMs?: number;
   /** How often due retries are looked for (default 5 s). */
   sweepIntervalMs?: number;
+  /**
+   * Replicas share the ledger: a send in flight this long belongs to a replica that died (default:
+   * no replicas, so everything in flight at start-up was this process's and is taken over).
+   */
+  staleSendingMs?: number;
   now?: () => number;
   log?: (message: string) => void;
 }
@@ -65,9 +72,7 @@ export class DeliveryQueue {
 
   /** Reconciles what a crash left behind and starts sending due retries. */
   async start(): Promise<void> {
-    const reconciled = await this.options.store.reconcileDeliveries(this.now());
-    if (reconciled > 0)
-      this.options.log?.(`${reconciled} message(s) may not have been sent before a restart; sending again`);
+    await this.takeOverInFlight();
     await this.sweep();
     const every = this.options.sweepIntervalMs ?? 5000;
     this.sweeper = setInterval(() => void this.sweep(), every);
@@ -95,8 +100,20 @@ export class DeliveryQueue {
     return this.inChatOrder(record, () => this.sendWithRetries(record.id));
   }
 
+  /** Sends that were in flight when their sender stopped go back to pending, marked as possible repeats. */
+  private async takeOverInFlight(): Promise<void> {
+    const stale = this.options.staleSendingMs;
+    const now = this.now();
+    const reconciled = await this.options.store.reconcileDeliveries(now, stale === undefined ? undefined : now - stale);
+    if (reconciled > 0) {
+      const whose = stale === undefined ? "before a restart" : "by a replica that stopped";
+      this.options.log?.(`${reconciled} message(s) may not have been sent ${whose}; sending again`);
+    }
+  }
+
   /** Sends every due delivery (retries and reconciled ones); resolves when they have been tried. */
   async sweep(): Promise<void> {
+    if (this.options.staleSendingMs !== undefined) await this.takeOverInFlight();
     const due = await this.options.store.dueDeliveries(this.now(), 100);
     await Promise.all(due.map((record) => this.inChatOrder(record, () => this.sendWithRetries(record.id))));
   }
@@ -153,7 +170,12 @@ export class DeliveryQueue {
       const error = tooOld ? "not sent within 24 hours" : `platform ${record.platform} is not running`;
       if (tooOld || record.attempts >= maxAttempts) return this.fail(record, error);
     }
-    const sending = await store.markSending(record.id, this.now());
+    const sending = await store.claimSending(record.id, this.now());
+    if (!sending) {
+      // Another sweep or replica is sending it, or already has.
+      const current = (await store.getDelivery(record.id)) ?? record;
+      return { state: "pending", record: current, error: current.lastError ?? "sent by another sender" };
+    }
     try {
       if (!adapter) throw new PlatformSendError(`platform ${record.platform} is not running`, { retryable: true });
       const sent = await this.sendBody(adapter, record);

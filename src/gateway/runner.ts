@@ -50,6 +50,8 @@ export interface GatewayRunnerOptions {
   coordination?: Coordination;
   /** How often a standing-by replica asks for such a platform (default 5 s). */
   ownershipCheckMs?: number;
+  /** Replicas: a send in flight this long is taken to be a dead replica's (default 2 min). */
+  staleSendingMs?: number;
   now?: () => number;
 }
 
@@ -79,6 +81,7 @@ export class GatewayRunner {
       store: options.store,
       adapter: (platform) => this.adapters.get(platform),
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
+      ...(options.coordination?.shared ? { staleSendingMs: options.staleSendingMs ?? 120_000 } : {}),
       now: this.now,
       log: (message) => this.log(message),
     });

@@ -124,6 +124,12 @@ export interface GatewayStore {
   recordDelivery(delivery: NewDelivery, now?: number): Promise<DeliveryRecord>;
   /** An attempt starts: state sending, attempts + 1. */
   markSending(id: string, now?: number): Promise<DeliveryRecord>;
+  /**
+   * The same, only for a delivery that is pending and due by `now`, checked and changed at once:
+   * of several senders (gateway replicas sweeping one ledger) exactly one gets the record; the
+   * others get null.
+   */
+  claimSending(id: string, now?: number): Promise<DeliveryRecord | null>;
   markSent(id: string, platformMessageId: string | null, now?: number): Promise<void>;
   /** The attempt failed and may be retried at `nextAttemptAt`. */
   markRetry(id: string, error: string, nextAttemptAt: number, now?: number): Promise<void>;
@@ -134,9 +140,11 @@ export interface GatewayStore {
   dueDeliveries(now: number, limit: number): Promise<DeliveryRecord[]>;
   /**
    * After a crash: deliveries left `sending` may or may not have reached the platform. They go
-   * back to pending, due now, flagged as possible duplicates. Returns how many.
+   * back to pending, due now, flagged as possible duplicates. Returns how many. With
+   * `staleBefore`, only those whose attempt started before it (a replica sharing the ledger must
+   * not take over sends another replica is making right now).
    */
-  reconcileDeliveries(now?: number): Promise<number>;
+  reconcileDeliveries(now?: number, staleBefore?: number): Promise<number>;
   pruneDeliveries(before: number): Promise<number>;
 
   /** Creates a pairing code unless the limits forbid it (checked atomically across processes). */

@@ -161,6 +161,18 @@ export class SqliteGatewayStore implements GatewayStore {
     });
   }
 
+  claimSending(id: string, now = Date.now()): Promise<DeliveryRecord | null> {
+    return this.conn.write(() => {
+      const claimed = this.conn
+        .statement(
+          `UPDATE gateway_deliveries SET state = 'sending', attempts = attempts + 1, updated_at = ?
+           WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?`,
+        )
+        .run(now, id, now).changes;
+      return claimed === 1 ? toDelivery(this.requireDelivery(id)) : null;
+    });
+  }
+
   markSending(id: string, now = Date.now()): Promise<DeliveryRecord> {
     return this.conn.write(() => {
       const row = this.requireDelivery(id);
@@ -229,15 +241,15 @@ export class SqliteGatewayStore implements GatewayStore {
     );
   }
 
-  reconcileDeliveries(now = Date.now()): Promise<number> {
+  reconcileDeliveries(now = Date.now(), staleBefore = Number.POSITIVE_INFINITY): Promise<number> {
     return this.conn.write(
       () =>
         this.conn
           .statement(
             `UPDATE gateway_deliveries SET state = 'pending', possible_duplicate = 1, next_attempt_at = ?, updated_at = ?
-             WHERE state = 'sending'`,
+             WHERE state = 'sending' AND updated_at < ?`,
           )
-          .run(now, now).changes,
+          .run(now, now, staleBefore).changes,
     );
   }
 

@@ -238,6 +238,39 @@ export function gatewayStoreContract(backend: string, fresh: () => Promise<Gatew
     restarted.close();
   });
 
+  test(`${backend}: of two senders claiming one due delivery, one gets it; nothing not pending and due is claimed`, async () => {
+    const { store, other } = await fresh();
+    const second = await other();
+    await store.recordDelivery(delivery("d1"), 1000);
+    await store.recordDelivery(delivery("later"), 1000);
+    await store.markRetry("later", "429", 5000, 1000);
+    const claims = await Promise.all([store.claimSending("d1", 2000), second.claimSending("d1", 2000)]);
+    assert.equal(claims.filter(Boolean).length, 1, "exactly one claim wins");
+    const won = claims.find(Boolean)!;
+    assert.equal(won.state, "sending");
+    assert.equal(won.attempts, 1);
+    assert.equal(await store.claimSending("d1", 2001), null, "already being sent");
+    assert.equal(await store.claimSending("later", 4999), null, "not due yet");
+    assert.equal((await store.claimSending("later", 5000))?.attempts, 1, "due now");
+    await store.markSent("d1", "p1", 2002);
+    assert.equal(await second.claimSending("d1", 3000), null, "sent");
+    assert.equal(await store.claimSending("missing", 3000), null, "not in the ledger");
+    second.close();
+  });
+
+  test(`${backend}: taking over sends in flight can leave those that started recently to their sender`, async () => {
+    const { store } = await fresh();
+    for (const id of ["old", "recent"]) await store.recordDelivery(delivery(id), 1000);
+    await store.markSending("old", 1000);
+    await store.markSending("recent", 9000);
+    assert.equal(await store.reconcileDeliveries(10_000, 5000), 1, "only the one in flight since before 5000");
+    assert.equal((await store.getDelivery("old"))?.state, "pending");
+    assert.equal((await store.getDelivery("old"))?.possibleDuplicate, true);
+    assert.equal((await store.getDelivery("recent"))?.state, "sending");
+    assert.equal(await store.reconcileDeliveries(10_001), 1, "without a cut-off, every send in flight");
+    assert.equal((await store.getDelivery("recent"))?.state, "pending");
+  });
+
   test(`${backend}: pruning forgets only sent and failed deliveries older than the cut-off`, async () => {
     const { store } = await fresh();
     for (const id of ["sent", "failed", "pending", "sending", "new"]) await store.recordDelivery(delivery(id), 1000);

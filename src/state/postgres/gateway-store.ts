@@ -178,6 +178,16 @@ export class PgGatewayStore implements GatewayStore {
     }
   }
 
+  async claimSending(id: string, now = Date.now()): Promise<DeliveryRecord | null> {
+    // Checked again once the row lock is had: of concurrent claimers one changes the row.
+    const [row] = await this.rows<DeliveryRow>(
+      `UPDATE gateway_deliveries SET state = 'sending', attempts = attempts + 1, updated_at = $2
+       WHERE id = $1 AND state = 'pending' AND next_attempt_at <= $2 RETURNING ${DELIVERY_COLUMNS}`,
+      [toPgText(id), now],
+    );
+    return row ? deliveryOf(row) : null;
+  }
+
   async markSending(id: string, now = Date.now()): Promise<DeliveryRecord> {
     // The state check and the update are one statement: a delivery that another replica just
     // marked sent or failed is not sent again.
@@ -227,13 +237,13 @@ export class PgGatewayStore implements GatewayStore {
     return rows.map(deliveryOf);
   }
 
-  reconcileDeliveries(now = Date.now()): Promise<number> {
+  reconcileDeliveries(now = Date.now(), staleBefore?: number): Promise<number> {
     // A row another reconciler already moved back to pending is skipped (the WHERE is checked
     // again once the row lock is had), so concurrent reconcilers count each delivery once.
     return this.changed(
       `UPDATE gateway_deliveries SET state = 'pending', possible_duplicate = 1, next_attempt_at = $1, updated_at = $1
-       WHERE state = 'sending'`,
-      [now],
+       WHERE state = 'sending' AND ($2::bigint IS NULL OR updated_at < $2)`,
+      [now, staleBefore ?? null],
     );
   }
 
