@@ -5,6 +5,9 @@
  * lane, where the session's agent runs it. Replies go out through the delivery ledger.
  */
 
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Agent } from "../agent/agent.js";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import type { Coordination } from "../state/coordination.js";
@@ -52,6 +55,14 @@ export interface GatewayRunnerOptions {
   ownershipCheckMs?: number;
   /** Replicas: a send in flight this long is taken to be a dead replica's (default 2 min). */
   staleSendingMs?: number;
+  /** Replicas: how long a session's turn is leased to one replica, renewed while it runs (default 60 s). */
+  sessionLeaseMs?: number;
+  /** Replicas: how often a turn waiting for another replica's lease asks again (default 250 ms). */
+  leaseRetryMs?: number;
+  /** Replicas: how often unanswered messages of replicas that died are looked for (default 30 s). */
+  orphanSweepMs?: number;
+  /** Replicas: a message stored or started this recently is left to the replica that has it (default 10 s). */
+  orphanGraceMs?: number;
   now?: () => number;
 }
 
@@ -68,7 +79,11 @@ export class GatewayRunner {
   private readonly supervisors: AdapterSupervisor[] = [];
   private readonly accepting = new Set<Promise<void>>();
   private stopping = false;
+  private recovering = false;
   private pruner: NodeJS.Timeout | undefined;
+  private orphanSweeper: NodeJS.Timeout | undefined;
+  /** Names this process among replicas sharing the store (session leases). */
+  readonly replicaId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   /** /verbose: tool progress chosen in a chat, by session key. */
   readonly toolProgressChoice = new Map<string, ToolProgressMode>();
   readonly startedAt = Date.now();
@@ -87,7 +102,7 @@ export class GatewayRunner {
     });
     this.lanes = new LaneSet<Turn>(
       options.settings.maxConcurrentRuns,
-      (_key, turn) => runTurn(this, turn),
+      (_key, turn) => this.runLeased(turn),
       (key, error) => this.log(`a run for ${key} failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   }
@@ -169,6 +184,55 @@ export class GatewayRunner {
     await this.prune();
     this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.pruner.unref();
+    if (this.shared) {
+      this.orphanSweeper = setInterval(() => void this.recover(), this.options.orphanSweepMs ?? 30_000);
+      this.orphanSweeper.unref();
+    }
+  }
+
+  /** Whether other replicas share the store (PostgreSQL), so sessions are leased turn by turn. */
+  get shared(): boolean {
+    return this.options.coordination?.shared ?? false;
+  }
+
+  private leaseSession(sessionKey: string): Promise<boolean> {
+    const coordination = this.options.coordination!;
+    return coordination.leaseSession(sessionKey, this.replicaId, this.options.sessionLeaseMs ?? 60_000);
+  }
+
+  /**
+   * With replicas, a session's turns run one at a time across all of them: a turn waits for the
+   * session's lease, renews it while it runs, and is skipped if another replica answered the
+   * message meanwhile. The agent is rebuilt from the store each turn, since another replica may
+   * have added to the transcript.
+   */
+  private async runLeased(turn: Turn): Promise<void> {
+    const coordination = this.options.coordination;
+    if (!coordination?.shared) return runTurn(this, turn);
+    const { sessionKey } = turn;
+    while (!(await this.leaseSession(sessionKey))) {
+      // Left unanswered in the store: whoever holds the session, or a restart, answers it.
+      if (this.stopping) return;
+      await sleep(this.options.leaseRetryMs ?? 250);
+    }
+    const ttl = this.options.sessionLeaseMs ?? 60_000;
+    const renew = setInterval(() => void this.leaseSession(sessionKey).catch(() => false), ttl / 3);
+    renew.unref();
+    try {
+      if (!turn.command) {
+        const record = await this.store.inboundRecord({
+          platform: turn.message.platform,
+          chatId: turn.message.chatId,
+          messageId: turn.message.messageId,
+        });
+        if (record && (record.state === "done" || record.state === "quarantined")) return;
+      }
+      this.runtime.evict(sessionKey);
+      await runTurn(this, turn);
+    } finally {
+      clearInterval(renew);
+      await coordination.releaseSession(sessionKey, this.replicaId).catch(() => undefined);
+    }
   }
 
   /**
@@ -193,6 +257,7 @@ export class GatewayRunner {
   async stop(drainMs = 0): Promise<void> {
     this.stopping = true;
     clearInterval(this.pruner);
+    clearInterval(this.orphanSweeper);
     await Promise.allSettled([...this.accepting]);
     const drained = await settlesWithin(this.lanes.idle(), drainMs);
     if (!drained) {
@@ -423,10 +488,35 @@ export class GatewayRunner {
     }
   }
 
-  /** After a restart: messages that were never answered run again; one that crashed us twice is set aside. */
+  /**
+   * After a restart: messages that were never answered run again; one that crashed us twice is
+   * set aside. With replicas this also runs every `orphanSweepMs`, and takes only messages whose
+   * session no live replica holds (one that died mid-turn lets its lease run out).
+   */
   private async recover(): Promise<void> {
+    if (this.recovering) return;
+    this.recovering = true;
+    try {
+      await this.recoverUnfinished();
+    } catch (error) {
+      this.log(`looking for unanswered messages failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.recovering = false;
+    }
+  }
+
+  private async recoverUnfinished(): Promise<void> {
     const max = this.settings.maxInboundAttempts;
     for (const record of await this.store.unfinishedInbound()) {
+      if (this.stopping) return;
+      if (this.shared) {
+        // This replica already has the session's turns in hand, or another live one does, or the
+        // replica that stored the message a moment ago is about to run it.
+        if (this.lanes.busy(record.sessionKey)) continue;
+        if (record.updatedAt > Date.now() - (this.options.orphanGraceMs ?? 10_000)) continue;
+        if (!(await this.leaseSession(record.sessionKey))) continue;
+        await this.options.coordination!.releaseSession(record.sessionKey, this.replicaId);
+      }
       const message = record.payload as InboundMessage;
       if (record.state === "running" && record.attempts >= max) {
         await this.store.quarantineInbound(

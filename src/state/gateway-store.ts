@@ -117,6 +117,8 @@ export interface GatewayStore {
   quarantineInbound(key: InboundKey, reason: string, now?: number): Promise<void>;
   /** Messages not done nor quarantined: what a restart must look at. Oldest first. */
   unfinishedInbound(): Promise<InboundRecord[]>;
+  /** The record of one inbound message, or null when it was never stored (or pruned). */
+  inboundRecord(key: InboundKey): Promise<InboundRecord | null>;
   /** Forget records older than `before` (epoch ms) that are done or quarantined. */
   pruneInbound(before: number): Promise<number>;
 

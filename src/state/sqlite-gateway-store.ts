@@ -50,11 +50,13 @@ const KEY_MATCH = "platform = ? AND chat_id = ? AND message_id = ?";
 const keyArgs = (key: InboundKey) => inboundKeyValues(key);
 
 export class SqliteGatewayStore implements GatewayStore {
+  private closed = false;
+
   private constructor(private readonly conn: SqliteConnection) {}
 
-  /** Open (and migrate, if needed) the state.db at `path` with a connection of its own. */
+  /** Open (and migrate, if needed) the state.db at `path`, on the process's connection to it. */
   static async open(path: string): Promise<SqliteGatewayStore> {
-    return new SqliteGatewayStore(await SqliteConnection.open(path, 10_000));
+    return new SqliteGatewayStore(await SqliteConnection.shared(path, 10_000));
   }
 
   private inboundRow(key: InboundKey): InboundRow | undefined {
@@ -112,6 +114,13 @@ export class SqliteGatewayStore implements GatewayStore {
       this.conn
         .statement(`UPDATE gateway_inbound SET state = 'quarantined', error = ?, updated_at = ? WHERE ${KEY_MATCH}`)
         .run(reason, now, ...keyArgs(key));
+    });
+  }
+
+  inboundRecord(key: InboundKey): Promise<InboundRecord | null> {
+    return this.conn.read(() => {
+      const row = this.inboundRow(key);
+      return row ? toInbound(row) : null;
     });
   }
 
@@ -439,6 +448,8 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.conn.close();
   }
 }

@@ -72,6 +72,19 @@ export function gatewayStoreContract(backend: string, fresh: () => Promise<Gatew
     store.close();
   });
 
+  test(`${backend}: one inbound message's record can be read back`, async () => {
+    const { store } = await fresh();
+    assert.equal(await store.inboundRecord(key("m1")), null);
+    await store.claimInbound(key("m1"), "s", { text: "hi" }, 1000);
+    await store.startInbound(key("m1"), 1001);
+    const record = await store.inboundRecord(key("m1"));
+    assert.deepEqual(
+      [record?.state, record?.attempts, record?.sessionKey, record?.payload],
+      ["running", 1, "s", { text: "hi" }],
+    );
+    assert.equal(await store.inboundRecord({ ...key("m1"), chatId: "c2" }), null, "another chat");
+  });
+
   test(`${backend}: unfinished messages come oldest first, those of one millisecond in the order they came`, async () => {
     const { store } = await fresh();
     for (const id of ["m5", "m1", "m4", "m2", "m3"]) await store.claimInbound(key(id), "s", { id }, 1000);

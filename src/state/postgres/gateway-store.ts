@@ -149,6 +149,14 @@ export class PgGatewayStore implements GatewayStore {
     );
   }
 
+  async inboundRecord(key: InboundKey): Promise<InboundRecord | null> {
+    const [row] = await this.rows<InboundRow>(
+      `SELECT ${INBOUND_COLUMNS} FROM gateway_inbound WHERE ${KEY_MATCH}`,
+      keyOf(key),
+    );
+    return row ? inboundOf(row) : null;
+  }
+
   async unfinishedInbound(): Promise<InboundRecord[]> {
     const rows = await this.rows<InboundRow>(
       `SELECT ${INBOUND_COLUMNS} FROM gateway_inbound WHERE state IN ('received', 'running')
