@@ -99,7 +99,9 @@ test("run for real through the terminal tool unattended, the evasions leave the 
   const registry = new ToolRegistry();
   registerTerminalTools(registry, { approvals: new ApprovalPolicy(), processManager, killGraceMs: 500 });
   const terminal = registry.get("terminal")!;
-  for (const [command] of EVASIONS) {
+  // Only commands whose damage, should one get through, stays inside the test's directory: moving
+  // a file over /dev/null replaces the machine's /dev/null (a mutation run once did exactly that).
+  for (const [command] of EVASIONS.filter(([, kind]) => kind !== "move_to_dev_null")) {
     const ctx = makeCtx({ platform: "cron", interactive: false });
     mkdirSync(join(ctx.cwd, "decoy"));
     writeFileSync(join(ctx.cwd, "decoy", "keep.txt"), "precious\n");
