@@ -29,6 +29,11 @@ export interface OutgoingMessage {
   sessionKey?: string | null;
   text: string;
   editMessageId?: string | undefined;
+  /**
+   * Names this message for good: delivering it again with the same key (a turn run again after
+   * its replica died) sends nothing new. Default: a new key each time.
+   */
+  idempotencyKey?: string;
 }
 
 export interface DeliveryOptions {
@@ -93,7 +98,7 @@ export class DeliveryQueue {
         body: (message.editMessageId
           ? { text: message.text, editMessageId: message.editMessageId }
           : { text: message.text }) satisfies DeliveryBody,
-        idempotencyKey: `hermes-${id}`,
+        idempotencyKey: message.idempotencyKey ?? `hermes-${id}`,
       },
       this.now(),
     );

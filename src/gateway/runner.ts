@@ -79,7 +79,7 @@ export class GatewayRunner {
   private readonly supervisors: AdapterSupervisor[] = [];
   private readonly accepting = new Set<Promise<void>>();
   private stopping = false;
-  private recovering = false;
+  private recovering: Promise<void> | undefined;
   private pruner: NodeJS.Timeout | undefined;
   private orphanSweeper: NodeJS.Timeout | undefined;
   /** Names this process among replicas sharing the store (session leases). */
@@ -258,6 +258,8 @@ export class GatewayRunner {
     this.stopping = true;
     clearInterval(this.pruner);
     clearInterval(this.orphanSweeper);
+    // A sweep under way may still hand turns to the lanes: let it finish first.
+    await this.recovering;
     await Promise.allSettled([...this.accepting]);
     const drained = await settlesWithin(this.lanes.idle(), drainMs);
     if (!drained) {
@@ -493,31 +495,31 @@ export class GatewayRunner {
    * set aside. With replicas this also runs every `orphanSweepMs`, and takes only messages whose
    * session no live replica holds (one that died mid-turn lets its lease run out).
    */
-  private async recover(): Promise<void> {
-    if (this.recovering) return;
-    this.recovering = true;
-    try {
-      await this.recoverUnfinished();
-    } catch (error) {
-      this.log(`looking for unanswered messages failed: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      this.recovering = false;
-    }
+  private recover(): Promise<void> {
+    this.recovering ??= this.recoverUnfinished()
+      .catch((error: unknown) => {
+        this.log(`looking for unanswered messages failed: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        this.recovering = undefined;
+      });
+    return this.recovering;
   }
 
   private async recoverUnfinished(): Promise<void> {
     const max = this.settings.maxInboundAttempts;
     for (const record of await this.store.unfinishedInbound()) {
       if (this.stopping) return;
+      const message = record.payload as InboundMessage;
       if (this.shared) {
         // This replica already has the session's turns in hand, or another live one does, or the
         // replica that stored the message a moment ago is about to run it.
-        if (this.lanes.busy(record.sessionKey)) continue;
+        const sessionKey = buildSessionKey(message, this.settings.keys);
+        if (this.lanes.busy(sessionKey)) continue;
         if (record.updatedAt > Date.now() - (this.options.orphanGraceMs ?? 10_000)) continue;
-        if (!(await this.leaseSession(record.sessionKey))) continue;
-        await this.options.coordination!.releaseSession(record.sessionKey, this.replicaId);
+        if (!(await this.leaseSession(sessionKey))) continue;
+        await this.options.coordination!.releaseSession(sessionKey, this.replicaId);
       }
-      const message = record.payload as InboundMessage;
       if (record.state === "running" && record.attempts >= max) {
         await this.store.quarantineInbound(
           record,

@@ -5,6 +5,7 @@
  * when compression continues the conversation in a child session.
  */
 
+import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { HermesConfig } from "../state/config-schema.js";
@@ -155,6 +156,12 @@ async function sendReply(
   const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(text) : text;
   const parts = splitMessage(formatted, adapter?.maxMessageLength ?? 4096);
   const ownChat = target.platform === message.platform && target.chatId === message.chatId;
+  // The answer's parts are named after the message they answer: if this turn runs again (its
+  // replica died after recording them), the ledger already has them and nothing is sent twice.
+  const answering = createHash("sha256")
+    .update(`${message.platform}\0${message.chatId}\0${message.messageId}`)
+    .digest("hex")
+    .slice(0, 32);
   for (const [index, part] of parts.entries()) {
     await runner.deliveries.deliver({
       ...target,
@@ -162,6 +169,7 @@ async function sendReply(
       sessionKey,
       text: part,
       editMessageId: index === 0 ? previewId : undefined,
+      idempotencyKey: `reply-${answering}-${index}`,
     });
   }
   await sendFiles(runner, turn, files);

@@ -122,7 +122,11 @@ export interface GatewayStore {
   /** Forget records older than `before` (epoch ms) that are done or quarantined. */
   pruneInbound(before: number): Promise<number>;
 
-  /** Records a reply before it is sent; state pending, due now. */
+  /**
+   * Records a reply before it is sent; state pending, due now. A delivery whose idempotency key
+   * is already in the ledger is not recorded again: the existing record comes back (a turn that
+   * runs again after its replica died records its answer once).
+   */
   recordDelivery(delivery: NewDelivery, now?: number): Promise<DeliveryRecord>;
   /** An attempt starts: state sending, attempts + 1. */
   markSending(id: string, now?: number): Promise<DeliveryRecord>;

@@ -160,6 +160,10 @@ export class SqliteGatewayStore implements GatewayStore {
 
   recordDelivery(delivery: NewDelivery, now = Date.now()): Promise<DeliveryRecord> {
     return this.conn.write(() => {
+      const existing = this.conn
+        .statement(`SELECT ${DELIVERY_COLUMNS} FROM gateway_deliveries WHERE idempotency_key = ?`)
+        .get(delivery.idempotencyKey) as DeliveryRow | undefined;
+      if (existing) return toDelivery(existing);
       this.conn
         .statement(
           `INSERT INTO gateway_deliveries (${DELIVERY_COLUMNS})

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { test } from "node:test";
 import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
 import { DeliveryQueue, POSSIBLE_DUPLICATE_NOTE } from "../../src/gateway/delivery.js";
 import { type GatewayStore, openGatewayStore } from "../../src/state/gateway-store.js";
 import { postgresOrSkip } from "../helpers/postgres.js";
+import { tempDir } from "../state/temp-dir.js";
 
 const STALE_MS = 60_000;
 
@@ -68,3 +70,23 @@ if (pg) {
     starting.close();
   });
 }
+
+test("a message delivered again under the same key is sent once: a turn run again after a crash repeats nothing", async () => {
+  const store = await openGatewayStore(join(tempDir("hermes-delivery-"), "state.db"));
+  const clock = { now: 1000 };
+  const { adapter, queue } = replica(store, clock);
+  const answer = { platform: "slack", chatId: "c", text: "the answer", idempotencyKey: "reply-abc-0" };
+  const first = await queue.deliver(answer);
+  const again = await queue.deliver({ ...answer, text: "the answer, worded differently" });
+  assert.equal(first.state, "sent");
+  assert.equal(again.state, "sent");
+  assert.equal(again.record.id, first.record.id, "the ledger's record for that key");
+  assert.deepEqual(
+    adapter.sent.map((message) => message.text),
+    ["the answer"],
+  );
+  await queue.deliver({ platform: "slack", chatId: "c", text: "unkeyed" });
+  await queue.deliver({ platform: "slack", chatId: "c", text: "unkeyed" });
+  assert.equal(adapter.sent.length, 3, "without a key every delivery is new");
+  store.close();
+});

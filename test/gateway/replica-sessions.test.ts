@@ -4,8 +4,11 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
 import { GatewayRunner } from "../../src/gateway/runner.js";
+import { buildSessionKey } from "../../src/gateway/session-key.js";
 import { resolveGatewaySettings } from "../../src/gateway/settings.js";
+import type { InboundMessage } from "../../src/gateway/types.js";
 import { openRuntime } from "../../src/runtime/runtime.js";
+import { DEFAULT_CONFIG } from "../../src/state/config-schema.js";
 import type { Coordination } from "../../src/state/coordination.js";
 import { openGatewayStore } from "../../src/state/gateway-store.js";
 import { PgCoordination } from "../../src/state/postgres/coordination.js";
@@ -128,10 +131,18 @@ if (pg) {
     const fake = await startFakeProvider({ fallback: (req) => ({ text: `answer to ${userTexts(req).at(-1)}` }) });
     // A replica stored the message and died before answering it.
     const dead = await openGatewayStore(url);
-    const message = { platform: "test", chatId: "chat-9", messageId: "m9", userId: "user-1", text: "are you there" };
+    const message: InboundMessage = {
+      platform: "test",
+      chatId: "chat-9",
+      chatType: "dm",
+      messageId: "m9",
+      userId: "user-1",
+      text: "are you there",
+    };
+    const sessionKey = buildSessionKey(message, resolveGatewaySettings(DEFAULT_CONFIG, {}).keys);
     await dead.claimInbound(
       { platform: "test", chatId: "chat-9", messageId: "m9" },
-      "agent:main:test:dm:chat-9",
+      sessionKey,
       message,
       Date.now() - 60_000,
     );

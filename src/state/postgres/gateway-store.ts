@@ -172,11 +172,19 @@ export class PgGatewayStore implements GatewayStore {
   }
 
   async recordDelivery(delivery: NewDelivery, now = Date.now()): Promise<DeliveryRecord> {
+    // A concurrent recorder of the same key waits for the first insert to commit, then reads it.
     const [row] = await this.rows<DeliveryRow>(
-      `INSERT INTO gateway_deliveries (${DELIVERY_COLUMNS}) VALUES (${slots(16)}) RETURNING ${DELIVERY_COLUMNS}`,
+      `INSERT INTO gateway_deliveries (${DELIVERY_COLUMNS}) VALUES (${slots(16)})
+       ON CONFLICT (idempotency_key) DO NOTHING RETURNING ${DELIVERY_COLUMNS}`,
       newDeliveryValues(delivery, now, toPgText),
     );
-    return deliveryOf(row!);
+    if (row) return deliveryOf(row);
+    const [existing] = await this.rows<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM gateway_deliveries WHERE idempotency_key = $1`,
+      [toPgText(delivery.idempotencyKey)],
+    );
+    if (!existing) throw this.missingDelivery(delivery.id);
+    return deliveryOf(existing);
   }
 
   /** One update of the delivery's row ($1 is its id); the error when there is none. */
