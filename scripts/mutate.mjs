@@ -67,7 +67,7 @@ const MODULES = {
   },
   // Pairing codes, inbound de-duplication and the delivery ledger.
   "gateway-store": {
-    mutate: ["src/state/sqlite-gateway-store.ts"],
+    mutate: ["src/state/sqlite-gateway-store.ts", "src/state/gateway-codec.ts"],
     tests: ["test/state/sqlite-gateway-store", "test/gateway/durability", "test/gateway/authorization-rules"],
   },
   // Run records and idempotency keys of the API server.
