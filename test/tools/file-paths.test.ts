@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { ApprovalPolicy } from "../../src/tools/approval/policy.js";
 import {
+  approvePersistentWrite,
   checkWritePath,
   displayPath,
   HERMES_UNREADABLE,
@@ -12,7 +14,7 @@ import {
   resolveToolPath,
   secretFileFilter,
 } from "../../src/tools/builtin/file-paths.js";
-import { tempDir } from "./tool-harness.js";
+import { makeContext, tempDir } from "./tool-harness.js";
 
 // A home of our own, its agent home reached through a link (as a dotfiles setup might do).
 const base = realpathSync(tempDir("file-paths"));
@@ -147,4 +149,24 @@ test("paths are shown relative to the working directory when inside it", () => {
     "a sibling with the same prefix",
   );
   assert.equal(displayPath("/etc/hosts", project), "/etc/hosts");
+});
+
+test("writes where files run later ask the approval policy; elsewhere they go ahead", async () => {
+  const hook = join(project, ".git", "hooks", "pre-commit");
+  const unattended = makeContext(project, { platform: "cron", interactive: false });
+  assert.equal(await approvePersistentWrite(join(project, "notes.md"), unattended), undefined);
+  assert.equal(
+    await approvePersistentWrite(hook, unattended),
+    `Refusing to write a git hook (runs on git commands) (${hook}) without an approval policy to ask.`,
+  );
+  const denied = await approvePersistentWrite(hook, {
+    ...unattended,
+    services: { approvals: new ApprovalPolicy() },
+  });
+  assert.match(denied ?? "", /git hook/, "unattended, nobody can approve: refused with the reason");
+  const allowed = await approvePersistentWrite(hook, {
+    ...unattended,
+    services: { approvals: new ApprovalPolicy({ yolo: true }) },
+  });
+  assert.equal(allowed, undefined, "a policy that allows it lets the write go ahead");
 });
