@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { type GatewayStore, openGatewayStore } from "../../src/state/gateway-store.js";
+import { SqliteConnection } from "../../src/state/sqlite-connection.js";
 import { SqliteGatewayStore } from "../../src/state/sqlite-gateway-store.js";
+import { SqliteSessionStore } from "../../src/state/sqlite-session-store.js";
 import { gatewayStoreContract } from "./gateway-store-contract.js";
 import { runModuleWorker } from "./module-worker.js";
 import { tempDir } from "./temp-dir.js";
@@ -85,4 +87,19 @@ test("a process killed while sending leaves the delivery to be re-sent once, mar
   assert.deepEqual(due[0]?.body, { text: "final answer" });
   assert.equal(await restarted.reconcileDeliveries(), 0, "reconciling twice changes nothing");
   restarted.close();
+});
+
+test("the gateway store lets go of the process's shared connection once, however often it is closed", async () => {
+  const path = join(tempDir(), "state.db");
+  const sessions = await SqliteSessionStore.open(path);
+  const gateway = await openGatewayStore(path);
+  const shared = await SqliteConnection.shared(path, 10_000);
+  gateway.close();
+  gateway.close();
+  const session = await sessions.createSession({ source: "telegram" });
+  assert.equal((await sessions.getSession(session.id))?.source, "telegram", "the other holders still work");
+  sessions.close();
+  assert.equal(shared.db.open, true, "one holder left");
+  shared.close();
+  assert.equal(shared.db.open, false, "closed with its last holder, the gateway store among them");
 });
