@@ -127,10 +127,9 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
       const { openCoordination } = await import("../state/coordination.js");
       const coordination = await openCoordination(runtime.storeLocation);
       stops.push(() => coordination.close());
-      const ownershipSeconds = Number(process.env.HERMES_GATEWAY_OWNERSHIP_CHECK_SECONDS ?? 5);
       runner = new GatewayRunner({
         coordination,
-        ...(ownershipSeconds > 0 ? { ownershipCheckMs: ownershipSeconds * 1000 } : {}),
+        ...replicaTimings(process.env),
         runtime,
         store,
         settings: resolveGatewaySettings(runtime.config, process.env),
@@ -185,4 +184,29 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
   await stopAll();
   state.clearProcessState(home);
   say("stopped");
+}
+
+const REPLICA_TIMINGS = {
+  ownershipCheckMs: "HERMES_GATEWAY_OWNERSHIP_CHECK_SECONDS",
+  sessionLeaseMs: "HERMES_GATEWAY_SESSION_LEASE_SECONDS",
+  orphanSweepMs: "HERMES_GATEWAY_ORPHAN_SWEEP_SECONDS",
+  orphanGraceMs: "HERMES_GATEWAY_ORPHAN_GRACE_SECONDS",
+  staleSendingMs: "HERMES_GATEWAY_STALE_SEND_SECONDS",
+} as const;
+
+/** Timings of gateway replicas sharing a PostgreSQL store, from the environment (seconds). */
+export function replicaTimings(
+  env: Record<string, string | undefined>,
+): Partial<Record<keyof typeof REPLICA_TIMINGS, number>> {
+  const timings: Partial<Record<keyof typeof REPLICA_TIMINGS, number>> = {};
+  for (const [option, name] of Object.entries(REPLICA_TIMINGS) as Array<[keyof typeof REPLICA_TIMINGS, string]>) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const seconds = Number(raw);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      throw new UsageError(`${name} must be a positive number of seconds, not "${raw}"`);
+    }
+    timings[option] = seconds * 1000;
+  }
+  return timings;
 }

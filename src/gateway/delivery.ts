@@ -34,6 +34,12 @@ export interface OutgoingMessage {
    * its replica died) sends nothing new. Default: a new key each time.
    */
   idempotencyKey?: string;
+  /**
+   * The key may name a send left in flight by a turn whose session lease ran out (its replica
+   * died): take it over now, flagged as a possible repeat, rather than after `staleSendingMs`,
+   * so the chat's answers keep their order.
+   */
+  reclaimInFlight?: boolean;
 }
 
 export interface DeliveryOptions {
@@ -102,6 +108,15 @@ export class DeliveryQueue {
       },
       this.now(),
     );
+    if (
+      message.reclaimInFlight &&
+      record.state === "sending" &&
+      (await this.options.store.reclaimDelivery(record.id, this.now()))
+    ) {
+      this.options.log?.(
+        `taking over a send to ${record.platform}:${record.chatId} that a stopped turn left in flight`,
+      );
+    }
     return this.inChatOrder(record, () => this.sendWithRetries(record.id));
   }
 

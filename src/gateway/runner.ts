@@ -7,7 +7,6 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Agent } from "../agent/agent.js";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import type { Coordination } from "../state/coordination.js";
@@ -16,11 +15,12 @@ import { configuredHomeChannel } from "../state/home-channel.js";
 import type { CronToolBackend } from "../tools/builtin/cronjob.js";
 import type { PermissionMode } from "../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
-import { authorize, pairingReply, requestPairing } from "./authorization.js";
-import { type CommandContext, handleCommand, parseCommand } from "./commands.js";
+import { type AuthDecision, authorize, pairingReply, requestPairing } from "./authorization.js";
+import { type CommandContext, handleCommand, type ParsedCommand, parseCommand } from "./commands.js";
 import { DeliveryQueue } from "./delivery.js";
 import { PendingInteractions } from "./interactions.js";
 import { LaneSet } from "./lanes.js";
+import { ReplicaTurns } from "./replica-turns.js";
 import { buildSessionKey } from "./session-key.js";
 import type { GatewaySettings, ToolProgressMode } from "./settings.js";
 import { AdapterSupervisor } from "./supervisor.js";
@@ -89,8 +89,17 @@ export class GatewayRunner {
   readonly startedAt = Date.now();
   readonly now: () => number;
 
+  /** With replicas sharing the store: session leases around every turn. */
+  private readonly replicas: ReplicaTurns | undefined;
+
   constructor(readonly options: GatewayRunnerOptions) {
     this.now = options.now ?? Date.now;
+    if (options.coordination?.shared) {
+      this.replicas = new ReplicaTurns(this, options.coordination, {
+        leaseMs: options.sessionLeaseMs ?? 60_000,
+        retryMs: options.leaseRetryMs ?? 250,
+      });
+    }
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
     this.deliveries = new DeliveryQueue({
       store: options.store,
@@ -102,7 +111,7 @@ export class GatewayRunner {
     });
     this.lanes = new LaneSet<Turn>(
       options.settings.maxConcurrentRuns,
-      (_key, turn) => this.runLeased(turn),
+      (_key, turn) => (this.replicas ? this.replicas.run(turn) : runTurn(this, turn)),
       (key, error) => this.log(`a run for ${key} failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   }
@@ -195,46 +204,6 @@ export class GatewayRunner {
     return this.options.coordination?.shared ?? false;
   }
 
-  private leaseSession(sessionKey: string): Promise<boolean> {
-    const coordination = this.options.coordination!;
-    return coordination.leaseSession(sessionKey, this.replicaId, this.options.sessionLeaseMs ?? 60_000);
-  }
-
-  /**
-   * With replicas, a session's turns run one at a time across all of them: a turn waits for the
-   * session's lease, renews it while it runs, and is skipped if another replica answered the
-   * message meanwhile. The agent is rebuilt from the store each turn, since another replica may
-   * have added to the transcript.
-   */
-  private async runLeased(turn: Turn): Promise<void> {
-    const coordination = this.options.coordination;
-    if (!coordination?.shared) return runTurn(this, turn);
-    const { sessionKey } = turn;
-    while (!(await this.leaseSession(sessionKey))) {
-      // Left unanswered in the store: whoever holds the session, or a restart, answers it.
-      if (this.stopping) return;
-      await sleep(this.options.leaseRetryMs ?? 250);
-    }
-    const ttl = this.options.sessionLeaseMs ?? 60_000;
-    const renew = setInterval(() => void this.leaseSession(sessionKey).catch(() => false), ttl / 3);
-    renew.unref();
-    try {
-      if (!turn.command) {
-        const record = await this.store.inboundRecord({
-          platform: turn.message.platform,
-          chatId: turn.message.chatId,
-          messageId: turn.message.messageId,
-        });
-        if (record && (record.state === "done" || record.state === "quarantined")) return;
-      }
-      this.runtime.evict(sessionKey);
-      await runTurn(this, turn);
-    } finally {
-      clearInterval(renew);
-      await coordination.releaseSession(sessionKey, this.replicaId).catch(() => undefined);
-    }
-  }
-
   /**
    * Answered inbound records and finished deliveries are kept for a week (platforms redeliver
    * within hours; a week covers a gateway that was down for days), then dropped.
@@ -281,17 +250,29 @@ export class GatewayRunner {
     await Promise.allSettled([...this.accepting]);
   }
 
-  /** Takes an inbound message from an adapter; errors are logged, never thrown at the adapter. */
-  private accept(message: InboundMessage): void {
+  /**
+   * Takes an inbound message from an adapter; errors are logged, never thrown at the adapter.
+   * Resolves true once the message is stored (so the adapter may acknowledge it), false when
+   * storing it failed.
+   */
+  private accept(message: InboundMessage): Promise<boolean> {
+    let stored: (ok: boolean) => void = () => undefined;
+    const outcome = new Promise<boolean>((resolve) => {
+      stored = resolve;
+    });
     // While stopping, a message is only recorded: the next start answers it.
-    const handle = this.stopping ? this.record(message) : this.dispatch(message, false);
+    const handle = this.stopping
+      ? this.record(message).then(() => stored(true))
+      : this.dispatch(message, false, () => stored(true));
     const work = handle.catch((error: unknown) => {
+      stored(false);
       this.log(
         `inbound ${message.platform}:${message.messageId} failed: ${error instanceof Error ? error.message : error}`,
       );
     });
     this.accepting.add(work);
     void work.finally(() => this.accepting.delete(work));
+    return outcome;
   }
 
   private async record(message: InboundMessage): Promise<void> {
@@ -299,21 +280,19 @@ export class GatewayRunner {
     await this.store.claimInbound(key, buildSessionKey(message, this.settings.keys), message, this.now());
   }
 
-  private async dispatch(message: InboundMessage, recovered: boolean): Promise<void> {
+  private async dispatch(message: InboundMessage, recovered: boolean, stored?: () => void): Promise<void> {
     const { store, settings } = this;
     const sessionKey = buildSessionKey(message, settings.keys);
     const key = { platform: message.platform, chatId: message.chatId, messageId: message.messageId };
     if (!recovered) {
       const claim = await store.claimInbound(key, sessionKey, message, this.now());
+      stored?.();
       if (!claim.accepted) {
         this.log(`ignored a repeat of ${message.platform} message ${message.messageId} (${claim.record.state})`);
         return;
       }
     }
-    const adapter = this.adapters.get(message.platform);
-    const auth = adapter?.authenticatesSenders
-      ? ({ allowed: true, admin: false, via: "signed by the sender" } as const)
-      : await authorize(message, settings, store);
+    const auth = await this.admit(message);
     if (!auth.allowed) {
       if (auth.action === "pair") {
         const request = await requestPairing(message, store);
@@ -328,8 +307,7 @@ export class GatewayRunner {
       await store.finishInbound(key, this.now());
       return;
     }
-    // Signed senders (webhooks) write prompts, not commands.
-    const command = adapter?.authenticatesSenders ? undefined : parseCommand(message.text);
+    const command = this.commandIn(message);
     if (command) {
       const context: CommandContext = { runner: this, message, sessionKey, admin: auth.admin };
       await handleCommand(context, command);
@@ -341,6 +319,19 @@ export class GatewayRunner {
       return;
     }
     await this.route({ sessionKey, message, extra: [] });
+  }
+
+  /** Whether the sender may talk to the agent (signed senders, such as webhooks, always may). */
+  admit(message: InboundMessage): Promise<AuthDecision> {
+    if (this.adapters.get(message.platform)?.authenticatesSenders) {
+      return Promise.resolve({ allowed: true, admin: false, via: "signed by the sender" });
+    }
+    return authorize(message, this.settings, this.store);
+  }
+
+  /** The slash command a message carries; signed senders (webhooks) write prompts, not commands. */
+  commandIn(message: InboundMessage): ParsedCommand | undefined {
+    return this.adapters.get(message.platform)?.authenticatesSenders ? undefined : parseCommand(message.text);
   }
 
   /** A new turn for a session: run now, or by the busy-input mode when the session is busy. */
@@ -517,8 +508,8 @@ export class GatewayRunner {
         const sessionKey = buildSessionKey(message, this.settings.keys);
         if (this.lanes.busy(sessionKey)) continue;
         if (record.updatedAt > Date.now() - (this.options.orphanGraceMs ?? 10_000)) continue;
-        if (!(await this.leaseSession(sessionKey))) continue;
-        await this.options.coordination!.releaseSession(sessionKey, this.replicaId);
+        if (!(await this.replicas!.lease(sessionKey))) continue;
+        await this.replicas!.release(sessionKey);
       }
       if (record.state === "running" && record.attempts >= max) {
         await this.store.quarantineInbound(

@@ -14,7 +14,7 @@ import { backoffDelayMs, sleepWithSignal } from "../util/backoff.js";
 import type { AdapterHealth, InboundMessage, PlatformAdapter } from "./types.js";
 
 export interface SupervisorOptions {
-  inbound(message: InboundMessage): void;
+  inbound(message: InboundMessage): Promise<boolean>;
   log(message: string): void;
   baseDelayMs: number;
   capMs?: number;

@@ -77,6 +77,24 @@ function channelPromptFor(config: HermesConfig, message: InboundMessage): string
   return (message.threadId ? prompts[message.threadId] : undefined) ?? prompts[message.chatId];
 }
 
+/**
+ * A message run again because its earlier attempt was cut off (the process died mid-turn) may
+ * find that attempt's user message, and what followed it, at the end of the transcript: it is
+ * dropped, so the message is not in the transcript twice.
+ */
+async function dropCutOffAttempt(runner: GatewayRunner, sessionKey: string, text: string): Promise<void> {
+  const route = await runner.store.sessionRoute(sessionKey);
+  if (!route) return;
+  const sessions = runner.runtime.store;
+  const messages = await sessions.getMessages(route.sessionId);
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]?.role !== "user") index--;
+  if (index < 0 || messages[index]?.content !== text) return;
+  await sessions.truncateMessages(route.sessionId, index);
+  runner.runtime.evict(sessionKey);
+  runner.log(`${sessionKey}: dropped what a cut-off earlier attempt at this message left in the transcript`);
+}
+
 function turnText(turn: Turn): string {
   const own = turn.text ?? turn.message.text;
   if (turn.extra.length === 0) return own;
@@ -93,11 +111,16 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     chatId: m.chatId,
     messageId: m.messageId,
   }));
-  for (const key of inboundKeys) await runner.store.startInbound(key, runner.now());
+  let ranBefore = false;
+  for (const key of inboundKeys) {
+    const record = await runner.store.startInbound(key, runner.now());
+    if (key === inboundKeys[0]) ranBefore = record.attempts > 1;
+  }
   if (!adapter) {
     runner.log(`no adapter for ${message.platform}; the message waits for a restart`);
     return;
   }
+  if (ranBefore) await dropCutOffAttempt(runner, sessionKey, turnText(turn));
   const agent = await sessionAgent(runner, sessionKey, message);
   const target = await runner.replyTarget(message);
   const targetAdapter = runner.adapter(target.platform) ?? adapter;
@@ -170,6 +193,9 @@ async function sendReply(
       text: part,
       editMessageId: index === 0 ? previewId : undefined,
       idempotencyKey: `reply-${answering}-${index}`,
+      // Across replicas this turn holds the session's lease: a send of this answer still in
+      // flight was left by a turn whose lease ran out.
+      reclaimInFlight: runner.shared,
     });
   }
   await sendFiles(runner, turn, files);

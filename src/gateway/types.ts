@@ -94,7 +94,13 @@ export type AdapterHealth =
 
 /** What an adapter hands the core. */
 export interface AdapterEvents {
-  inbound(message: InboundMessage): void;
+  /**
+   * Hands a message to the gateway. Resolves true once it is stored (a repeat counts: it was
+   * stored before), false when storing failed; never rejects. An adapter that can acknowledge
+   * late (a webhook's response, a socket-mode ack) waits for true, so a gateway killed before
+   * storing the message leaves the platform to deliver it again.
+   */
+  inbound(message: InboundMessage): Promise<boolean>;
   /** The listener died (socket closed, poll loop failed); the core reconnects with backoff. */
   listenerLost(error: Error): void;
 }

@@ -115,8 +115,8 @@ export interface GatewayStore {
   /** The message was answered; its payload is dropped. */
   finishInbound(key: InboundKey, now?: number): Promise<void>;
   quarantineInbound(key: InboundKey, reason: string, now?: number): Promise<void>;
-  /** Messages not done nor quarantined: what a restart must look at. Oldest first. */
-  unfinishedInbound(): Promise<InboundRecord[]>;
+  /** Messages not done nor quarantined (of one session, when given): what a restart must look at. Oldest first. */
+  unfinishedInbound(sessionKey?: string): Promise<InboundRecord[]>;
   /** The record of one inbound message, or null when it was never stored (or pruned). */
   inboundRecord(key: InboundKey): Promise<InboundRecord | null>;
   /** Forget records older than `before` (epoch ms) that are done or quarantined. */
@@ -151,6 +151,11 @@ export interface GatewayStore {
    * not take over sends another replica is making right now).
    */
   reconcileDeliveries(now?: number, staleBefore?: number): Promise<number>;
+  /**
+   * One send in flight whose sender is known to be gone (its turn's session lease ran out) goes
+   * back to pending and due, flagged as a possible repeat. False when it was not in flight.
+   */
+  reclaimDelivery(id: string, now?: number): Promise<boolean>;
   pruneDeliveries(before: number): Promise<number>;
 
   /** Creates a pairing code unless the limits forbid it (checked atomically across processes). */

@@ -124,15 +124,16 @@ export class SqliteGatewayStore implements GatewayStore {
     });
   }
 
-  unfinishedInbound(): Promise<InboundRecord[]> {
+  unfinishedInbound(sessionKey?: string): Promise<InboundRecord[]> {
+    const ofSession = sessionKey === undefined ? "" : "AND session_key = ?";
     return this.conn.read(() =>
       (
         this.conn
           .statement(
-            `SELECT ${INBOUND_COLUMNS} FROM gateway_inbound WHERE state IN ('received', 'running')
+            `SELECT ${INBOUND_COLUMNS} FROM gateway_inbound WHERE state IN ('received', 'running') ${ofSession}
              ORDER BY received_at, rowid`,
           )
-          .all() as InboundRow[]
+          .all(...(sessionKey === undefined ? [] : [sessionKey])) as InboundRow[]
       ).map((row) => toInbound(row)),
     );
   }
@@ -263,6 +264,18 @@ export class SqliteGatewayStore implements GatewayStore {
              WHERE state = 'sending' AND updated_at < ?`,
           )
           .run(now, now, staleBefore).changes,
+    );
+  }
+
+  reclaimDelivery(id: string, now = Date.now()): Promise<boolean> {
+    return this.conn.write(
+      () =>
+        this.conn
+          .statement(
+            `UPDATE gateway_deliveries SET state = 'pending', possible_duplicate = 1, next_attempt_at = ?, updated_at = ?
+             WHERE id = ? AND state = 'sending'`,
+          )
+          .run(now, now, id).changes === 1,
     );
   }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { POSSIBLE_DUPLICATE_NOTE } from "../../src/gateway/delivery.js";
 import { PlatformSendError } from "../../src/gateway/types.js";
-import { modelRequests, startGateway } from "./harness.js";
+import { modelRequests, startGateway, userTexts } from "./harness.js";
 
 const inbound = (messageId: string) => ({ platform: "test", chatId: "chat-1", messageId });
 
@@ -117,6 +117,35 @@ test("a message that crashed the gateway once runs again; after two crashes it i
     await gw.runner.stop();
     assert.equal(modelRequests(gw.fake).length, 1, "only the message that crashed once ran again");
     assert.deepEqual(await gw.store.unfinishedInbound(), []);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a message whose turn was cut off runs again without its first attempt left in the transcript", async () => {
+  const gw = await startGateway();
+  try {
+    gw.adapter.inject({ messageId: "m1", text: "first question" });
+    await gw.adapter.waitForText(/^ok$/);
+    await gw.runner.stop();
+    // The process died mid-turn: the message was started and its user message written, no answer.
+    const key = "agent:main:test:dm:chat-1";
+    const route = await gw.store.sessionRoute(key);
+    assert.ok(route);
+    const message = { ...inbound("m2"), chatType: "dm", userId: "user-1", text: "second question" };
+    await gw.store.claimInbound(inbound("m2"), key, message);
+    await gw.store.startInbound(inbound("m2"));
+    await gw.runtime.store.appendMessage(route.sessionId, { role: "user", content: "second question" });
+    await gw.restart();
+    await gw.adapter.waitForText(/^ok$/);
+    await gw.runner.stop();
+    const requests = modelRequests(gw.fake);
+    assert.deepEqual(userTexts(requests.at(-1)!), ["first question", "second question"]);
+    const users = (await gw.runtime.store.getMessages(route.sessionId)).filter((m) => m.role === "user");
+    assert.deepEqual(
+      users.map((m) => m.content),
+      ["first question", "second question"],
+    );
   } finally {
     await gw.close();
   }

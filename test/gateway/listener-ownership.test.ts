@@ -17,7 +17,7 @@ class ExclusiveAdapter extends TestAdapter {
 
 function supervise(adapter: TestAdapter, coordination: PgCoordination | LocalCoordination, lines: string[] = []) {
   return new AdapterSupervisor(adapter, {
-    inbound: () => {},
+    inbound: async () => true,
     log: (line) => lines.push(line),
     baseDelayMs: 10,
     coordination,

@@ -99,6 +99,28 @@ export function gatewayStoreContract(backend: string, fresh: () => Promise<Gatew
     store.close();
   });
 
+  test(`${backend}: the unfinished messages of one session, oldest first, leave out other sessions and answered ones`, async () => {
+    const { store } = await fresh();
+    await store.claimInbound(key("a2"), "session-a", {}, 2000);
+    await store.claimInbound(key("b1"), "session-b", {}, 1000);
+    await store.claimInbound(key("a1"), "session-a", {}, 1000);
+    await store.claimInbound(key("a3"), "session-a", {}, 3000);
+    await store.claimInbound(key("a0"), "session-a", {}, 500);
+    await store.finishInbound(key("a0"), 600);
+    await store.startInbound(key("a3"), 3100);
+    assert.deepEqual(
+      (await store.unfinishedInbound("session-a")).map((r) => [r.messageId, r.sessionKey]),
+      [
+        ["a1", "session-a"],
+        ["a2", "session-a"],
+        ["a3", "session-a"],
+      ],
+    );
+    assert.deepEqual(await store.unfinishedInbound("session-c"), []);
+    assert.equal((await store.unfinishedInbound()).length, 4);
+    store.close();
+  });
+
   test(`${backend}: pruning forgets only done and quarantined messages older than the cut-off`, async () => {
     const { store } = await fresh();
     for (const id of ["old-done", "old-quarantined", "old-running", "new-done"]) {
@@ -257,6 +279,24 @@ export function gatewayStoreContract(backend: string, fresh: () => Promise<Gatew
     assert.deepEqual(due[0]?.body, { text: "final answer" });
     assert.equal(await restarted.reconcileDeliveries(6000), 0, "reconciling twice changes nothing");
     restarted.close();
+  });
+
+  test(`${backend}: one send in flight can be reclaimed at once, flagged; nothing else is touched`, async () => {
+    const { store } = await fresh();
+    for (const id of ["left", "other", "done"]) {
+      await store.recordDelivery(delivery(id), 1000);
+      await store.claimSending(id, 1000);
+    }
+    await store.markSent("done", "p1", 1100);
+    assert.equal(await store.reclaimDelivery("left", 1200), true);
+    assert.equal(await store.reclaimDelivery("left", 1300), false, "no longer in flight");
+    assert.equal(await store.reclaimDelivery("done", 1300), false, "a sent delivery stays sent");
+    assert.equal(await store.reclaimDelivery("missing", 1300), false);
+    const left = await store.getDelivery("left");
+    assert.deepEqual([left?.state, left?.possibleDuplicate, left?.nextAttemptAt], ["pending", true, 1200]);
+    assert.equal((await store.getDelivery("other"))?.state, "sending", "another send in flight is left alone");
+    assert.equal((await store.getDelivery("done"))?.state, "sent");
+    store.close();
   });
 
   test(`${backend}: of two senders claiming one due delivery, one gets it; nothing not pending and due is claimed`, async () => {

@@ -157,10 +157,11 @@ export class PgGatewayStore implements GatewayStore {
     return row ? inboundOf(row) : null;
   }
 
-  async unfinishedInbound(): Promise<InboundRecord[]> {
+  async unfinishedInbound(sessionKey?: string): Promise<InboundRecord[]> {
     const rows = await this.rows<InboundRow>(
       `SELECT ${INBOUND_COLUMNS} FROM gateway_inbound WHERE state IN ('received', 'running')
-       ORDER BY received_at, seq`,
+       ${sessionKey === undefined ? "" : "AND session_key = $1"} ORDER BY received_at, seq`,
+      sessionKey === undefined ? [] : [sessionKey],
     );
     return rows.map(inboundOf);
   }
@@ -261,6 +262,15 @@ export class PgGatewayStore implements GatewayStore {
        WHERE state = 'sending' AND ($2::bigint IS NULL OR updated_at < $2)`,
       [now, staleBefore ?? null],
     );
+  }
+
+  async reclaimDelivery(id: string, now = Date.now()): Promise<boolean> {
+    const changed = await this.changed(
+      `UPDATE gateway_deliveries SET state = 'pending', possible_duplicate = 1, next_attempt_at = $1, updated_at = $1
+       WHERE id = $2 AND state = 'sending'`,
+      [now, id],
+    );
+    return changed === 1;
   }
 
   pruneDeliveries(before: number): Promise<number> {

@@ -116,7 +116,7 @@ test("DISCORD_BOT_TOKEN and DISCORD_API_ROOT enable the platform; probe names th
     const discord = adapters.find((a) => a.platform === "discord");
     assert.ok(discord, "the discord adapter was built");
     assert.equal(discord.maxMessageLength, 2000);
-    await discord.connect({ inbound: () => undefined, listenerLost: () => undefined });
+    await discord.connect({ inbound: async () => true, listenerLost: () => undefined });
     try {
       assert.equal(fake.gateway.identifies.length, 1);
       await fake.waitFor(() => fake.gateway.heartbeats >= 2, 10_000, "two acknowledged heartbeats");

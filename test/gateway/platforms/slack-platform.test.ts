@@ -30,7 +30,10 @@ test("SLACK_BOT_TOKEN, SLACK_APP_TOKEN and SLACK_API_ROOT enable the platform, a
   const heard: InboundMessage[] = [];
   let lost: Error | undefined;
   try {
-    await adapter.connect({ inbound: (message) => heard.push(message), listenerLost: (error) => (lost = error) });
+    await adapter.connect({
+      inbound: async (message) => heard.push(message) > 0,
+      listenerLost: (error) => (lost = error),
+    });
     assert.equal(slack.connections, 1);
     slack.sendEvent({
       type: "message",
@@ -115,7 +118,7 @@ test("slack.require_mention, free_response_channels and allowed_channels decide 
   const adapter = createAdapter({ config, env: env(slack), home: tempDir("hermes-slack-"), log: () => undefined });
   const heard: InboundMessage[] = [];
   try {
-    await adapter.connect({ inbound: (message) => heard.push(message), listenerLost: () => undefined });
+    await adapter.connect({ inbound: async (message) => heard.push(message) > 0, listenerLost: () => undefined });
     const send = (channel: string, text: string, ts: string) =>
       slack.sendEvent({ type: "message", channel_type: "channel", channel, user: ALICE, text, ts });
     send(CHANNEL, "no mention here", "1700000200.000001");

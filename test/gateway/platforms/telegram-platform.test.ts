@@ -36,9 +36,10 @@ test("TELEGRAM_BOT_TOKEN and TELEGRAM_API_ROOT enable the platform, and its adap
       notify = resolve;
     });
     await adapter?.connect({
-      inbound: (message) => {
+      inbound: async (message) => {
         heard.push(message);
         notify();
+        return true;
       },
       listenerLost: (error) => assert.fail(error),
     });

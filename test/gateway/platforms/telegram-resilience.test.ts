@@ -95,7 +95,7 @@ test("a poll answered 401 ends the listener and reports it; checkAlive then fail
   const adapter = new TelegramAdapter({ token: telegram.token, apiRoot: telegram.url, home: tempDir("hermes-tg-") });
   try {
     let lost: Error | undefined;
-    await adapter.connect({ inbound: () => undefined, listenerLost: (error) => (lost = error) });
+    await adapter.connect({ inbound: async () => true, listenerLost: (error) => (lost = error) });
     await adapter.checkAlive();
     await until(() => telegram.heldPolls > 0, "the first long poll");
     telegram.failNext("getUpdates", { code: 401, description: "Unauthorized" });
@@ -115,7 +115,7 @@ test("when the Bot API stays unreachable the poll loop gives up and reports the 
   const adapter = new TelegramAdapter({ token: telegram.token, apiRoot: telegram.url, home: tempDir("hermes-tg-") });
   try {
     let lost: Error | undefined;
-    await adapter.connect({ inbound: () => undefined, listenerLost: (error) => (lost = error) });
+    await adapter.connect({ inbound: async () => true, listenerLost: (error) => (lost = error) });
     await until(() => telegram.heldPolls > 0, "the first long poll");
     await telegram.close();
     await until(() => lost !== undefined, "the listener to be reported lost");
@@ -130,7 +130,7 @@ test("a wrong token fails to connect with a clear error", async () => {
   const adapter = new TelegramAdapter({ token: "123:wrong", apiRoot: telegram.url, home: tempDir("hermes-tg-") });
   try {
     await assert.rejects(
-      adapter.connect({ inbound: () => undefined, listenerLost: () => undefined }),
+      adapter.connect({ inbound: async () => true, listenerLost: () => undefined }),
       /could not sign in .*401: Unauthorized/,
     );
   } finally {
