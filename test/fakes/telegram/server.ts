@@ -52,6 +52,8 @@ export class FakeTelegram {
   private confirmed = 0;
   private nextUpdateId = 1000;
   private readonly held = new Set<HeldPoll>();
+  /** getUpdates calls cut short by another one, as Telegram answers two bot instances polling at once. */
+  conflicts = 0;
   private readonly faults = new Map<string, Fault[]>();
   private pollsToCut = 0;
   private waiters: CallWaiter[] = [];
@@ -225,6 +227,18 @@ export class FakeTelegram {
         reply(res, 200, { ok: true, result: [] });
       }, timeout * 1000),
     };
+    // Telegram allows one poller per bot: a new getUpdates ends the one being held with 409.
+    for (const other of [...this.held]) {
+      this.held.delete(other);
+      clearTimeout(other.timer);
+      this.conflicts += 1;
+      reply(other.res, 409, {
+        ok: false,
+        error_code: 409,
+        description:
+          "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      });
+    }
     if (this.answerPoll(poll)) return;
     if (timeout <= 0) {
       clearTimeout(poll.timer);
@@ -232,7 +246,9 @@ export class FakeTelegram {
       return;
     }
     this.held.add(poll);
-    req.on("close", () => {
+    // The response's close (not the request's, which fires once its body is read) tells of a
+    // poller that went away, killed processes included.
+    res.on("close", () => {
       if (!this.held.delete(poll)) return;
       clearTimeout(poll.timer);
     });
