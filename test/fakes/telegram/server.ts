@@ -214,7 +214,7 @@ export class FakeTelegram {
     return true;
   }
 
-  private getUpdates(params: Record<string, unknown>, req: IncomingMessage, res: ServerResponse): void {
+  private getUpdates(params: Record<string, unknown>, res: ServerResponse): void {
     const offset = Number(params.offset ?? 0);
     // Calling with an offset confirms every update before it.
     if (offset > 0) this.confirmed = Math.max(this.confirmed, offset);
@@ -303,7 +303,7 @@ export class FakeTelegram {
         reply(res, 200, { ok: true, result: true });
       } else if (method === "getUpdates") {
         call.status = 200;
-        this.getUpdates(parsed.params, req, res);
+        this.getUpdates(parsed.params, res);
       } else {
         call.result = this.invoke(method, parsed.params, parsed.files);
         call.status = 200;
