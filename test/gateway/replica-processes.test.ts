@@ -6,9 +6,7 @@
  * transcript must keep the order of its messages.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
@@ -16,6 +14,7 @@ import { startFakeProvider } from "../fake-provider/server.js";
 import { postgresOrSkip } from "../helpers/postgres.js";
 import { tempDir } from "../state/temp-dir.js";
 import { Bus, type BusMessage } from "./bus.js";
+import { startBusReplica, stopChildren } from "./bus-replicas.js";
 import { userTexts } from "./harness.js";
 
 const db = postgresOrSkip();
@@ -28,40 +27,6 @@ const textOf = (chat: number, index: number) => `c${String(chat).padStart(2, "0"
 const chatOf = (chat: number) => `chat-${chat}`;
 /** The message an answer answers (after the note a re-sent answer starts with). */
 const markerOf = (text: string) => /(?:^|\n)answer (c\d\d-m\d\d)$/.exec(text)?.[1];
-
-function startReplica(name: string, home: string, url: string, modelUrl: string, busUrl: string): ChildProcess {
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  default: m\n  provider: custom\n  base_url: ${modelUrl}/v1\nstore:\n  backend: postgres\n  postgres_url: ${url}\n`,
-  );
-  mkdirSync(join(home, "plugins"));
-  cpSync(join(import.meta.dirname, "fixtures", "bus-platform"), join(home, "plugins", "bus"), { recursive: true });
-  const child = spawn(process.execPath, ["dist/cli/main.js", "gateway", "run"], {
-    env: {
-      ...process.env,
-      HERMES_HOME: home,
-      OPENROUTER_API_KEY: "",
-      BUS_FEED_URL: busUrl,
-      BUS_REPLICA: name,
-      GATEWAY_ALLOW_ALL_USERS: "true",
-      HERMES_GATEWAY_SESSION_LEASE_SECONDS: "4",
-      HERMES_GATEWAY_ORPHAN_SWEEP_SECONDS: "1",
-      HERMES_GATEWAY_ORPHAN_GRACE_SECONDS: "2",
-      HERMES_GATEWAY_STALE_SEND_SECONDS: "6",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  child.once("exit", (code, signal) => {
-    if (signal !== "SIGKILL" && signal !== "SIGTERM" && code !== 0) {
-      console.error(`replica ${name} exited ${code ?? signal}: ${stderr}`);
-    }
-  });
-  return child;
-}
 
 async function runScenario(replicaCount: number): Promise<void> {
   const url = await db!.database();
@@ -76,7 +41,24 @@ async function runScenario(replicaCount: number): Promise<void> {
   const names = Array.from({ length: replicaCount }, (_, i) => `r${i}`);
   for (const name of names) bus.addReplica(name);
   const homes = names.map((name) => tempDir(`hermes-replica-${name}-`));
-  const children = new Map(names.map((name, i) => [name, startReplica(name, homes[i]!, url, model.url, bus.url)]));
+  const children = new Map(
+    names.map((name, i) => [
+      name,
+      startBusReplica({
+        name,
+        home: homes[i]!,
+        databaseUrl: url,
+        modelUrl: model.url,
+        busUrl: bus.url,
+        env: {
+          HERMES_GATEWAY_SESSION_LEASE_SECONDS: "4",
+          HERMES_GATEWAY_ORPHAN_SWEEP_SECONDS: "1",
+          HERMES_GATEWAY_ORPHAN_GRACE_SECONDS: "2",
+          HERMES_GATEWAY_STALE_SEND_SECONDS: "6",
+        },
+      }),
+    ]),
+  );
   const answered = new Set<string>();
   const nextIndex = Array.from({ length: CHATS }, () => 0);
   let killed = "";
@@ -237,14 +219,7 @@ async function runScenario(replicaCount: number): Promise<void> {
     }
     assert.ok(redelivered > 0);
   } finally {
-    const exits = [...children.values()]
-      .filter((child) => child.exitCode === null && child.signalCode === null)
-      .map((child) => {
-        const exited = once(child, "exit");
-        child.kill("SIGTERM");
-        return exited;
-      });
-    await Promise.all(exits);
+    await stopChildren(children.values());
     await bus.close();
     await model.close();
   }
