@@ -3,7 +3,8 @@
  * median (min, max) over repeated runs, beside its baseline from the same run.
  *   npm run bench                      default groups (a few minutes on 2 cores)
  *   npm run bench -- --only loop,store run the named groups
- *   npm run bench -- --full            also the 1M-message session store figure (~1 min more)
+ *   npm run bench -- --full            also the 1M-message session store figure, and scale-out on
+ *                                      PostgreSQL (replicas, failover, 1M-message search; ~15 min more)
  *   npm run bench -- --peers           also hermes beside the pi coding agent (installs it once)
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -28,6 +29,7 @@ import { benchPeers } from "./peers.js";
 import { benchPlatforms } from "./platforms.js";
 import { benchPrefixStability } from "./prefix-stability.js";
 import { benchSandbox } from "./sandbox.js";
+import { benchScaleOut } from "./scale-out.js";
 import { selectGroups } from "./select.js";
 import { benchSessionStore } from "./session-store.js";
 import { printTable, type Row, type TableHeader } from "./stats.js";
@@ -68,6 +70,7 @@ const GROUPS: Group[] = [
   { name: "acp", title: "ACP server", run: () => rows(benchAcp()) },
   { name: "gateway-soak", title: "Gateway soak (test platform)", run: () => rows(benchGatewaySoak()) },
   { name: "peers", title: "Peer agent: the same one-tool task", optIn: true, run: () => benchPeers() },
+  { name: "scale-out", title: "Scale-out on PostgreSQL", optIn: true, run: () => rows(benchScaleOut()) },
 ];
 
 function newestMtime(dir: string): number {
@@ -102,7 +105,8 @@ async function main(): Promise<void> {
   if (newestMtime("src") > statSync("dist/cli/main.js").mtimeMs) {
     console.error("bench: warning: src/ is newer than dist/; run `npm run build` for current figures");
   }
-  const groups = selectGroups(GROUPS, { only: values.only, optIn: values.peers ? ["peers"] : [] });
+  const optIn = [...(values.peers ? ["peers"] : []), ...(values.full ? ["scale-out"] : [])];
+  const groups = selectGroups(GROUPS, { only: values.only, optIn });
   const other = otherNode({ node24: values.node24 });
   if (other) {
     const label = ` on Node ${other.version}`;

@@ -8,12 +8,12 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoredMessage } from "../src/state/session-store.js";
+import type { SessionStore, StoredMessage } from "../src/state/session-store.js";
 import { SqliteSessionStore } from "../src/state/sqlite-session-store.js";
 import { percentile, printTable } from "./stats.js";
 
 /** Deterministic pseudo-random numbers, so every run indexes the same text. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state * 1664525 + 1013904223) >>> 0;
@@ -35,7 +35,7 @@ function vocabulary(size: number, random: () => number): string[] {
 }
 
 /** Zipf-like word choice: a few common words, a long tail of rare ones, like real text. */
-function messageMaker(seed: number) {
+export function messageMaker(seed: number) {
   const random = rng(seed);
   const words = vocabulary(20_000, random);
   const pick = () => words[Math.floor(words.length * random() ** 3)]!;
@@ -52,7 +52,7 @@ function messageMaker(seed: number) {
 }
 
 /** Append `count` messages in batches of 1,000 (50k per session). Returns ms spent appending. */
-async function fill(store: SqliteSessionStore, count: number, maker: ReturnType<typeof messageMaker>) {
+export async function fill(store: SessionStore, count: number, maker: ReturnType<typeof messageMaker>) {
   let spent = 0;
   let session = await store.createSession();
   for (let done = 0; done < count; done += 1000) {
@@ -65,7 +65,7 @@ async function fill(store: SqliteSessionStore, count: number, maker: ReturnType<
   return spent;
 }
 
-async function searchLatency(store: SqliteSessionStore, words: string[], queries = 300) {
+export async function searchLatency(store: SessionStore, words: string[], queries = 300) {
   const random = rng(7);
   const times: number[] = [];
   for (let i = 0; i < queries; i++) {
