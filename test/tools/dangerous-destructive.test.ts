@@ -68,7 +68,6 @@ const ORDINARY = [
   "rm \\*",
   "diff /dev/null new.txt",
   "ln -s ./keep.txt /dev/null",
-  "install -m 644 ./keep.txt /dev/null",
   "echo hi | tee ./out.log > /dev/null",
   "tee ./out.log < input.txt",
   "cat /dev/null >> ./keep.txt",

@@ -30,6 +30,8 @@ export interface CommandAnalysis {
   /** The command rebuilt from its parsed words: quotes and backslash tricks undone, lower-case. */
   flat: string;
   invocations: Invocation[];
+  /** Every command string analysed: the command line itself, then the nested ones (`bash -c '...'`). */
+  sources: string[];
 }
 
 const SHELLS = new Set(["sh", "bash", "zsh", "ksh", "dash", "fish", "ash", "mksh", "tcsh", "csh", "busybox"]);
@@ -80,7 +82,8 @@ interface Unwrapped {
   inner: string | null;
 }
 
-function unwrap(words: Word[]): Unwrapped {
+/** Peels wrappers, assignments and keywords off a simple command; the program is `words[0]` of the result. */
+export function unwrap(words: Word[]): Unwrapped {
   const wrappers: string[] = [];
   const sudoOptions: string[] = [];
   let i = 0;
@@ -167,10 +170,11 @@ function joinRest(words: Word[]): string {
   return words.map((w) => w.raw).join(" ");
 }
 
-function collect(source: string, depth: number, out: Invocation[]): void {
+function collect(source: string, depth: number, out: Invocation[], sources: string[]): void {
+  sources.push(source);
   for (const simple of parseCommandLine(source)) {
     const { words, wrappers, sudoOptions, inner } = unwrap(simple.words);
-    if (inner !== null && depth < MAX_DEPTH) collect(inner, depth + 1, out);
+    if (inner !== null && depth < MAX_DEPTH) collect(inner, depth + 1, out, sources);
     const program = words[0];
     if (!program) {
       if (simple.redirects.length > 0) {
@@ -201,19 +205,20 @@ function collect(source: string, depth: number, out: Invocation[]): void {
       depth,
     });
     const nested = nestedCommand(name, args);
-    if (nested !== null && depth < MAX_DEPTH) collect(nested, depth + 1, out);
+    if (nested !== null && depth < MAX_DEPTH) collect(nested, depth + 1, out, sources);
   }
 }
 
 export function analyzeCommand(command: string): CommandAnalysis {
   const text = normalizeCommand(command);
   const invocations: Invocation[] = [];
-  collect(text, 0, invocations);
+  const sources: string[] = [];
+  collect(text, 0, invocations, sources);
   const flat = invocations
     .map((inv) => [...inv.wrappers, inv.program.value, ...inv.args.map((w) => w.value)].join(" "))
     .join(" ; ")
     .toLowerCase();
-  return { text, lower: text.toLowerCase(), flat, invocations };
+  return { text, lower: text.toLowerCase(), flat, invocations, sources };
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   shellCommandStringIndex,
 } from "./command-analysis.js";
 import { destructiveFinding } from "./destructive.js";
+import { gitSubcommand } from "./git-args.js";
 import { opaqueFinding } from "./opaque.js";
 import { sensitiveWrite } from "./sensitive-paths.js";
 
@@ -69,7 +70,7 @@ function textMatches(key: string, description: string, keywords: readonly string
 
 const values = (words: Word[]) => words.map((w) => w.value);
 const INTERPRETER =
-  /^(?:python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|bun|deno|php[\d.]*|lua[\d.]*|osascript|rscript)$/;
+  /^(?:python[\d.]*|ipython[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|bun|deno|php[\d.]*|lua[\d.]*|osascript|rscript)$/;
 const DOWNLOADERS = new Set([
   "curl",
   "wget",
@@ -93,16 +94,6 @@ function isRecursiveRm(args: Word[]): boolean {
     const lower = v.toLowerCase();
     return /^-[dfiIrRv]*[rR][dfiIrRv]*$/.test(v) || lower === "--recursive" || /^-rec(?:u(?:r(?:se?)?)?)?$/.test(lower);
   });
-}
-
-function gitSubcommand(args: Word[]): { sub: string; rest: string[] } | null {
-  let i = 0;
-  while (i < args.length && args[i]!.value.startsWith("-")) {
-    if (["-C", "-c", "--git-dir", "--work-tree", "--namespace"].includes(args[i]!.value)) i++;
-    i++;
-  }
-  const sub = args[i]?.value;
-  return sub === undefined ? null : { sub: sub.toLowerCase(), rest: values(args.slice(i + 1)) };
 }
 
 const isLongPrefixOf = (word: string, option: string, minimum = 1) =>
@@ -167,7 +158,7 @@ function downloadPipedToShell(analysis: CommandAnalysis): boolean {
 function inlineCode(inv: Invocation): boolean {
   const args = values(inv.args);
   const name = inv.name;
-  if (/^(?:python|pypy)/.test(name)) return args.some((a) => /^-[a-zA-Z]*c$/.test(a));
+  if (/^(?:i?python|pypy)/.test(name)) return args.some((a) => /^-[a-zA-Z]*c$/.test(a));
   if (/^(?:perl|ruby)/.test(name)) return args.some((a) => /^-[a-zA-Z]*[eE]/.test(a));
   if (["node", "nodejs", "bun"].includes(name)) return args.some((a) => /^(?:-e|-p|--eval|--print)(?:=|$)/.test(a));
   if (name === "deno") return args[0] === "eval";
@@ -263,7 +254,7 @@ const RULES: Rule[] = [
     "download_process_substitution",
     "run a downloaded script via process substitution",
     ["curl", "wget", "fetch"],
-    /(?:^|[\s;&|(`])(?:bash|sh|zsh|ksh|dash|fish|source|\.|python[\d.]*|perl|ruby|node)\s+(?:-\S+\s+)*<\s*(?:<\s*)?\(\s*(?:sudo\s+)?(?:curl|wget|fetch)\b/,
+    /(?:^|[\s;&|(`])(?:bash|sh|zsh|ksh|dash|fish|source|\.|i?python[\d.]*|perl|ruby|node)\s+(?:-\S+\s+)*<\s*(?:<\s*)?\(\s*(?:sudo\s+)?(?:curl|wget|fetch)\b/,
   ),
   forProgram("find_exec_rm", "find -exec rm", ["find"], (inv) => {
     const args = values(inv.args);

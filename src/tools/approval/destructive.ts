@@ -48,7 +48,7 @@ function recursivePermissionWipe(inv: Invocation): boolean {
   const args = values(inv.args);
   if (!args.some((v) => RECURSIVE_FLAG.test(v))) return false;
   if (inv.name === "chown" || inv.name === "chgrp") return true;
-  return inv.name === "chmod" && args.some((v) => /^0*0{3}$/.test(v) || /^[ugoa]*-[rwxX]+$/.test(v));
+  return inv.name === "chmod" && args.some((v) => /^0*0{3}$/.test(v) || /^[ugoa]*-[st]*[rwxX][rwxXst]*$/.test(v));
 }
 
 function rsyncDelete(inv: Invocation): boolean {
@@ -72,7 +72,7 @@ function crontabRemove(inv: Invocation): boolean {
 function dockerRemove(inv: Invocation): boolean {
   if (inv.name !== "docker" && inv.name !== "podman") return false;
   const args = values(inv.args).map((v) => v.toLowerCase());
-  const force = args.some((v) => /^-[a-z]*f$/.test(v) || v === "--force");
+  const force = args.some((v) => /^-[a-z]*f[a-z]*$/.test(v) || v === "--force");
   if ((args[0] === "rm" || args[0] === "rmi") && force) return true;
   if (args[0] === "system" && args[1] === "prune") return true;
   return (

@@ -51,19 +51,30 @@ function isRecursive(args: Word[]): boolean {
   );
 }
 
+/** The paths find starts from: the words before its expression, or "." when there are none. */
+function findStartPaths(args: Word[]): string[] {
+  const words = args.map((w) => w.value);
+  let i = 0;
+  // -H, -L, -P, -D debugopts, -Olevel come before the paths.
+  while (/^-(?:[HLP]+|D|O\d*)$/.test(words[i] ?? "")) i += words[i] === "-D" ? 2 : 1;
+  const paths: string[] = [];
+  while (i < words.length && !/^(?:-.|[(!,])/.test(words[i]!)) paths.push(words[i++]!);
+  return paths.length > 0 ? paths : ["."];
+}
+
+function findDeletes(inv: Invocation): boolean {
+  const args = inv.args.map((w) => w.value);
+  return (
+    args.includes("-delete") || args.some((a, i) => /^-exec(?:dir)?$/.test(a) && /(?:^|\/)rm$/.test(args[i + 1] ?? ""))
+  );
+}
+
 function deletesRoot(inv: Invocation): boolean {
   if (inv.name === "rm") {
     if (inv.args.some((w) => w.value === "--no-preserve-root")) return true;
     return isRecursive(inv.args) && operands(inv.args).some((w) => isRootLevelPath(w.value));
   }
-  if (inv.name === "find") {
-    const root = operands(inv.args)[0];
-    const args = inv.args.map((w) => w.value);
-    const deletes =
-      args.includes("-delete") ||
-      args.some((a, i) => /^-exec(?:dir)?$/.test(a) && /(?:^|\/)rm$/.test(args[i + 1] ?? ""));
-    return root !== undefined && isRootLevelPath(root.value) && deletes;
-  }
+  if (inv.name === "find") return findDeletes(inv) && findStartPaths(inv.args).some(isRootLevelPath);
   return false;
 }
 
@@ -92,7 +103,7 @@ function downloadIntoRootShell(analysis: CommandAnalysis): boolean {
     (inv) => DOWNLOADERS.has(inv.name),
     (inv) => {
       const asRoot = inv.wrappers.some((w) => w === "sudo" || w === "doas" || w === "pkexec");
-      return asRoot && (isShell(inv.name) || /^(?:python|perl|ruby|node)/.test(inv.name));
+      return asRoot && (isShell(inv.name) || /^(?:i?python|perl|ruby|node)/.test(inv.name));
     },
   );
 }
@@ -107,16 +118,9 @@ function deletesAfterCdToRoot(analysis: CommandAnalysis): boolean {
       continue;
     }
     if (!atRootLevel) continue;
-    const here = (w: Word) => /^(?:\.{1,2}\/?|\.\/\*|\*|\.\*)$/.test(w.value);
-    if (inv.name === "rm" && isRecursive(inv.args) && operands(inv.args).some(here)) return true;
-    if (inv.name === "find" && operands(inv.args)[0] !== undefined && here(operands(inv.args)[0]!)) {
-      const args = inv.args.map((w) => w.value);
-      if (
-        args.includes("-delete") ||
-        args.some((a, i) => /^-exec(?:dir)?$/.test(a) && /(?:^|\/)rm$/.test(args[i + 1] ?? ""))
-      )
-        return true;
-    }
+    const here = (path: string) => /^(?:\.{1,2}\/?|\.\/\*|\*|\.\*)$/.test(path);
+    if (inv.name === "rm" && isRecursive(inv.args) && operands(inv.args).some((w) => here(w.value))) return true;
+    if (inv.name === "find" && findDeletes(inv) && findStartPaths(inv.args).some(here)) return true;
   }
   return false;
 }

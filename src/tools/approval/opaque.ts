@@ -7,6 +7,9 @@
  */
 import type { CommandAnalysis, Invocation } from "./command-analysis.js";
 import { isShell } from "./command-analysis.js";
+import { runsComputedProgram } from "./computed-program.js";
+import { changesDeviceFile, isOutputStream } from "./device-files.js";
+import { gitSubcommand } from "./git-args.js";
 
 export interface OpaqueFinding {
   key: string;
@@ -14,18 +17,11 @@ export interface OpaqueFinding {
 }
 
 const SUBSTITUTION_TERMINATORS = new Set(["$(", "`", "<("]);
-const SUBSTITUTION_ENDS = new Set([")", "`"]);
-const INTERPRETERS = /^(?:python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|bun|deno|php[\d.]*|lua[\d.]*)$/;
+const INTERPRETERS =
+  /^(?:python[\d.]*|ipython[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|bun|deno|php[\d.]*|lua[\d.]*)$/;
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 const DESTRUCTIVE_PROGRAMS = new Set(["truncate", "shred", "srm", "wipe"]);
 const NO_OP_PROGRAMS = new Set(["", ":", "true"]);
-
-/** A program name that only exists once the shell has expanded something. */
-function computedProgram(inv: Invocation, previous: Invocation | undefined): boolean {
-  if (/[$`]/.test(inv.program.raw)) return true;
-  // `$(echo rm) -rf x` parses as `echo rm`, then `-rf x`: the substitution's output is the program.
-  return previous !== undefined && SUBSTITUTION_ENDS.has(previous.terminator) && inv.name.startsWith("-");
-}
 
 function evalsComputedText(inv: Invocation): boolean {
   if (inv.name !== "eval") return false;
@@ -43,18 +39,20 @@ function awkRunsCommands(inv: Invocation): boolean {
   return inv.args.some((word) => /\bsystem\s*\(|\|\s*getline|\|\s*"|print[^;}]*>\s*"/.test(word.value));
 }
 
-/** `: > file`, `> file`, `true > file`: empties a file without naming any program that would. */
+/** `: > file`, `> file`, `true x &> file`: empties a file without naming any program that would. */
 function truncatesFile(inv: Invocation): boolean {
-  return NO_OP_PROGRAMS.has(inv.name) && inv.args.length === 0 && inv.redirects.some((r) => /^\d*>\|?$/.test(r.op));
+  // `:` and `true` ignore their arguments, so arguments change nothing.
+  if (!NO_OP_PROGRAMS.has(inv.name)) return false;
+  return inv.redirects.some((r) => /^(?:\d*|&)>\|?$/.test(r.op) && !isOutputStream(r.target.value));
 }
 
 function discardsGitWork(inv: Invocation): boolean {
   if (inv.name !== "git") return false;
-  const words = inv.args.map((word) => word.value);
-  const sub = words.find((word) => !word.startsWith("-"));
-  if (sub === "restore") return !words.includes("--staged") || words.includes("--worktree");
+  const parsed = gitSubcommand(inv.args);
+  if (parsed === null) return false;
+  const { sub, rest } = parsed;
+  if (sub === "restore") return !rest.includes("--staged") || rest.includes("--worktree");
   if (sub !== "checkout") return false;
-  const rest = words.slice(words.indexOf(sub) + 1);
   // `git checkout -- paths`, `git checkout .`, `git checkout -f`: working-tree changes are lost.
   return (
     rest.includes("--") || rest.includes(".") || rest.some((word) => /^-[a-zA-Z]*f/.test(word) || word === "--force")
@@ -66,21 +64,21 @@ function movesIntoTheVoid(inv: Invocation): boolean {
 }
 
 export function opaqueFinding(analysis: CommandAnalysis): OpaqueFinding | null {
-  const invocations = analysis.invocations;
-  for (const [i, inv] of invocations.entries()) {
-    if (computedProgram(inv, invocations[i - 1])) {
-      return {
-        key: "computed_program",
-        description:
-          "the program to run is computed when the command runs (a substitution or variable in its place); write the command out literally",
-      };
-    }
-    if (evalsComputedText(inv)) {
-      return {
-        key: "eval_computed",
-        description: "eval of text built at run time; run the commands themselves instead",
-      };
-    }
+  // eval's text is a command line of its own too: the eval is the clearer thing to name.
+  if (analysis.invocations.some(evalsComputedText)) {
+    return {
+      key: "eval_computed",
+      description: "eval of text built at run time; run the commands themselves instead",
+    };
+  }
+  if (analysis.sources.some((source) => runsComputedProgram(source))) {
+    return {
+      key: "computed_program",
+      description:
+        "the program to run is computed when the command runs (a substitution or variable in its place); write the command out literally",
+    };
+  }
+  for (const inv of analysis.invocations) {
     if (runsProcessSubstitution(inv)) {
       return {
         key: "process_substitution_script",
@@ -101,6 +99,9 @@ export function opaqueFinding(analysis: CommandAnalysis): OpaqueFinding | null {
     }
     if (movesIntoTheVoid(inv)) {
       return { key: "move_to_dev_null", description: "moving a file onto /dev/null" };
+    }
+    if (changesDeviceFile(inv)) {
+      return { key: "device_file_change", description: "moving, removing or overwriting a device file under /dev" };
     }
   }
   return null;

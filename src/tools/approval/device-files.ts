@@ -1,0 +1,71 @@
+/**
+ * Device files are part of the running machine: as root, `mv /dev/null ./x`, `rm /dev/zero` or
+ * `ln -sf ./x /dev/null` break every program that opens them. Moving, removing or replacing
+ * anything under /dev needs approval; writing into the few streams made for it does not.
+ */
+import type { Word } from "../../util/shell-words.js";
+import { type Invocation, operands } from "./command-analysis.js";
+import { normalizePath } from "./sensitive-paths.js";
+
+const STREAMS = /^\/dev\/(?:null|stdout|stderr|tty|fd\/\d+)$/;
+const REMOVERS = new Set(["rm", "unlink", "rmdir"]);
+/** Programs that write over their destination (install, and cp --remove-destination, unlink it first). */
+const REPLACERS = new Set(["cp", "install", "rsync", "scp", "ditto"]);
+
+/** `path` with `.`, `..` and repeated slashes resolved when it is /dev or under it, else null. */
+function devicePath(path: string): string | null {
+  if (!path.trim().startsWith("/")) return null;
+  const parts: string[] = [];
+  for (const part of normalizePath(path).split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  // Files inside /dev/shm are scratch files on a tmpfs, like /tmp's; /dev/shm itself is not.
+  if (parts[0] === "dev" && parts[1] === "shm" && parts.length > 2) return null;
+  return parts[0] === "dev" ? `/${parts.join("/")}` : null;
+}
+
+const isUnderDev = (path: string) => devicePath(path) !== null;
+
+/** /dev/null, /dev/stdout and the like: devices made to be written to. */
+export function isOutputStream(path: string): boolean {
+  return STREAMS.test(devicePath(path) ?? "");
+}
+
+const isDeviceNotStream = (path: string) => isUnderDev(path) && !isOutputStream(path);
+
+/** The value of `-t DIR` / `--target-directory=DIR`, which names the destination of cp, mv, ln. */
+function targetDirectory(args: Word[]): string | null {
+  const at = args.findIndex((w) => w.value === "-t" || w.value.startsWith("--target-directory"));
+  if (at < 0) return null;
+  const option = args[at]!.value;
+  return option.includes("=") ? option.slice(option.indexOf("=") + 1) : (args[at + 1]?.value ?? null);
+}
+
+function destinations(inv: Invocation): string[] {
+  const files = operands(inv.args).map((w) => w.value);
+  const target = targetDirectory(inv.args);
+  if (target !== null) return [target];
+  return files.length >= 2 ? [files.at(-1)!] : [];
+}
+
+/** `ln -f`/`--force` and backups (`-b`, `--backup`, `--suffix`) replace an existing destination. */
+function lnReplaces(args: Word[]): boolean {
+  return args.some((w) => /^-[a-zA-Z]*[fbS]/.test(w.value) || /^--(?:force|backup|suffix)/.test(w.value));
+}
+
+function redirectsOntoDevice(inv: Invocation): boolean {
+  return inv.redirects.some((r) => r.op.includes(">") && isDeviceNotStream(r.target.value));
+}
+
+export function changesDeviceFile(inv: Invocation): boolean {
+  if (redirectsOntoDevice(inv)) return true;
+  const files = operands(inv.args).map((w) => w.value);
+  if (inv.name === "mv") return [...files, ...destinations(inv)].some(isUnderDev);
+  if (REMOVERS.has(inv.name)) return files.some(isUnderDev);
+  if (REPLACERS.has(inv.name)) return destinations(inv).some(isUnderDev);
+  if (inv.name === "ln") return lnReplaces(inv.args) && destinations(inv).some(isUnderDev);
+  if (inv.name === "tee") return files.some(isDeviceNotStream);
+  return false;
+}
