@@ -24,7 +24,9 @@ export function startBusReplica(options: BusReplicaOptions): ChildProcess {
   );
   mkdirSync(join(home, "plugins"), { recursive: true });
   cpSync(join(import.meta.dirname, "fixtures", "bus-platform"), join(home, "plugins", "bus"), { recursive: true });
-  const child = spawn(process.execPath, ["dist/cli/main.js", "gateway", "run"], {
+  // BENCH_CHILD_ARGS: Node flags for the replicas (`--cpu-prof`), as the API server bench takes.
+  const nodeArgs = process.env.BENCH_CHILD_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, "dist/cli/main.js", "gateway", "run"], {
     env: {
       ...process.env,
       HERMES_HOME: home,
