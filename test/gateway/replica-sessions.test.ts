@@ -100,11 +100,11 @@ if (pg) {
     const [a, b] = [await replica(url, fake, "a"), await replica(url, fake, "b")];
     try {
       a.adapter.inject({ messageId: "m1", chatId: "chat-1", userId: "user-1", text: "first question" });
-      await until(() => held, "the first turn to reach the model");
+      await until(() => held, "the first turn to reach the model", 60_000);
       const before = b.leaseAttempts.count;
       b.adapter.inject({ messageId: "m2", chatId: "chat-1", userId: "user-1", text: "second question" });
       // B asks for the session again and again while A's turn runs, and never reaches the model.
-      await until(() => b.leaseAttempts.count >= before + 5, "the second replica to wait for the session");
+      await until(() => b.leaseAttempts.count >= before + 5, "the second replica to wait for the session", 60_000);
       assert.equal(calls, 1, "the session's second turn waits for the first, on another replica");
       release();
       await b.adapter.waitForText(/answer to second question/);

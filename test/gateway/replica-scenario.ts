@@ -1,23 +1,21 @@
 /**
- * Gateway replicas as separate `hermes gateway run` processes on one PostgreSQL database. The
- * `bus` plugin platform spreads 500 messages over 20 chats across the replicas, consecutive
- * messages of a chat to different replicas; one replica is SIGKILLed halfway. Every message must
- * be answered exactly once (counted in the delivery ledger), and each chat's answers and
- * transcript must keep the order of its messages.
+ * The scenario of the replica-process tests: gateway replicas as separate `hermes gateway run`
+ * processes on one PostgreSQL database. The `bus` plugin platform spreads 500 messages over 20
+ * chats across the replicas, consecutive messages of a chat to different replicas; one replica is
+ * SIGKILLed halfway. Every message must be answered exactly once (counted in the delivery ledger),
+ * and each chat's answers and transcript must keep the order of its messages.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { test } from "node:test";
 import pg from "pg";
 import { startFakeProvider } from "../fake-provider/server.js";
-import { postgresOrSkip } from "../helpers/postgres.js";
+import type { TestPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../state/temp-dir.js";
 import { Bus, type BusMessage } from "./bus.js";
 import { startBusReplica, stopChildren } from "./bus-replicas.js";
 import { userTexts } from "./harness.js";
 
-const db = postgresOrSkip();
 const CHATS = 20;
 const PER_CHAT = 25;
 /** Messages of one chat handed out before the earliest of them is answered. */
@@ -28,8 +26,8 @@ const chatOf = (chat: number) => `chat-${chat}`;
 /** The message an answer answers (after the note a re-sent answer starts with). */
 const markerOf = (text: string) => /(?:^|\n)answer (c\d\d-m\d\d)$/.exec(text)?.[1];
 
-async function runScenario(replicaCount: number): Promise<void> {
-  const url = await db!.database();
+export async function runScenario(db: TestPostgres, replicaCount: number): Promise<void> {
+  const url = await db.database();
   const model = await startFakeProvider({
     fallback: (req) => {
       model.requests.length = 0;
@@ -223,22 +221,4 @@ async function runScenario(replicaCount: number): Promise<void> {
     await bus.close();
     await model.close();
   }
-}
-
-if (db) {
-  test(
-    "three gateway processes, one SIGKILLed halfway: 500 messages over 20 chats answered once each, in order",
-    {
-      timeout: 240_000,
-    },
-    () => runScenario(3),
-  );
-
-  test(
-    "two gateway processes, one SIGKILLed halfway: the survivor answers the rest once each, in order",
-    {
-      timeout: 240_000,
-    },
-    () => runScenario(2),
-  );
 }
