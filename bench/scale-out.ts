@@ -197,7 +197,7 @@ export async function benchScaleOut(options: { budgetMs?: number } = {}): Promis
   } finally {
     await model.close();
   }
-  const budgetMs = options.budgetMs ?? 900_000;
+  const budgetMs = options.budgetMs ?? 1_200_000;
   const { PgSessionStore } = await import("../src/state/postgres/session-store.js");
   const pgStore = await PgSessionStore.open(await db.database());
   const dir = mkdtempSync(join(tmpdir(), "hermes-bench-fts-"));
