@@ -57,6 +57,7 @@ const MODULES = {
   compression: {
     mutate: ["src/agent/compression-driver.ts"],
     tests: [
+      "test/agent/compression-driver",
       "test/agent/compression-loop",
       "test/agent/compressor",
       "test/agent/recovery-steps",

@@ -132,9 +132,13 @@ const ENV_ASSIGNMENT = /\b([A-Z][A-Z0-9_]*)=("([^"\n]*)"|'([^'\n]*)'|([^\s"'`]+)
 /** A quoted JSON/YAML/dict field with a quoted string value: "apiKey": "...", 'token': '...'. */
 const QUOTED_FIELD = /(["'])([A-Za-z0-9_.-]+)\1(\s*[:=]\s*)(["'])([^"'\n]*)\4/g;
 
-/** An unquoted YAML-style line whose value looks like a credential: `api_key: 9f8e7d6c5b4a`. */
+/**
+ * A YAML-style line naming a credential: `api_key: 9f8e7d6c5b4a`, `password: "anything"`, each
+ * with an optional trailing `# comment`. An unquoted value must look like a token (a digit, 8+
+ * characters), so prose such as `token: none yet` is left alone; a quoted one is taken whole.
+ */
 const YAML_FIELD =
-  /^([ \t]*(?:-[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,100})([ \t]*:[ \t]+)(?=[^\s]{0,256}\d)([A-Za-z0-9_\-.+/=]{8,})[ \t]*$/gm;
+  /^([ \t]*(?:-[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,100})([ \t]*:[ \t]+)(?:"([^"\n]{1,512})"|'([^'\n]{1,512})'|(?=[^\s]{0,256}\d)([A-Za-z0-9_\-.+/=]{8,}))([ \t]+#[^\n]*)?[ \t]*$/gm;
 
 /** A query-string parameter: ?api_key=...&token=... */
 const QUERY_PARAM = /([?&])([A-Za-z0-9_.-]+)=([^&#\s"']+)/g;
@@ -167,10 +171,24 @@ function maskAssignments(text: string): string {
     );
   }
   if (out.includes(":")) {
-    out = out.replace(YAML_FIELD, (match: string, lead: string, name: string, sep: string, value: string) => {
-      if (!isSecretName(name)) return match;
-      return `${lead}${name}${sep}${maskValue(value)}`;
-    });
+    out = out.replace(
+      YAML_FIELD,
+      (
+        match: string,
+        lead: string,
+        name: string,
+        sep: string,
+        dq?: string,
+        sq?: string,
+        bare?: string,
+        note?: string,
+      ) => {
+        if (!isSecretName(name)) return match;
+        const value =
+          dq !== undefined ? `"${maskValue(dq)}"` : sq !== undefined ? `'${maskValue(sq)}'` : maskValue(bare ?? "");
+        return `${lead}${name}${sep}${value}${note ?? ""}`;
+      },
+    );
   }
   if (out.includes("=")) {
     out = out.replace(QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {

@@ -91,3 +91,48 @@ test("passes skipped for lack of a literal still run, in any letter case, when i
   assert.equal(redactSecrets("GET /x?sig=abcdef0123456789abcd"), "GET /x?sig=abcdef...abcd");
   assert.equal(redactSecrets('{"output":"hello-bench\\n","exit_code":0}'), '{"output":"hello-bench\\n","exit_code":0}');
 });
+
+/** The sources of the regular expressions that `redactSecrets(text)` runs as replace passes. */
+function passesRunOn(text: string): string[] {
+  const original = RegExp.prototype[Symbol.replace];
+  const sources: string[] = [];
+  RegExp.prototype[Symbol.replace] = function (this: RegExp, ...args: unknown[]) {
+    sources.push(this.source);
+    return Reflect.apply(original, this, args) as string;
+  } as typeof original;
+  try {
+    redactSecrets(text);
+  } finally {
+    RegExp.prototype[Symbol.replace] = original;
+  }
+  return sources;
+}
+
+test("text without any pass's literal runs no pass at all; each literal brings its own pass back", () => {
+  for (const text of ["hello world", "The build finished in 12 seconds.\nAll 48 files were formatted."]) {
+    assert.deepEqual(passesRunOn(text), [], text);
+  }
+  const triggers: Array<[string, RegExp]> = [
+    ["-----BEGIN PRIVATE KEY-----", /PRIVATE KEY/],
+    ["see https://example.com", /:\\\/\\\//],
+    ["a = b", /=/],
+    ['say "hi"', /\["'\]/],
+    ["say 'hi'", /\["'\]/],
+    ["note: hi", /\[ \\t\]\*:/],
+    ["bearer", /Bearer\|Basic\|Token/],
+    ["basic", /Bearer\|Basic\|Token/],
+    ["token", /Bearer\|Basic\|Token/],
+  ];
+  for (const [text, pass] of triggers) {
+    const run = passesRunOn(text);
+    assert.ok(
+      run.some((source) => pass.test(source)),
+      `${JSON.stringify(text)} ran ${JSON.stringify(run)}`,
+    );
+  }
+  TOKEN_SHAPES.forEach(({ keywords, pattern }) => {
+    for (const word of keywords) {
+      assert.ok(passesRunOn(`x ${word} y`).includes(pattern.source), word);
+    }
+  });
+});
