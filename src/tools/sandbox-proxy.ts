@@ -16,12 +16,14 @@ import { join } from "node:path";
 /** The relay's port inside the sandbox's own network namespace (nothing else listens there). */
 export const RELAY_PORT = 3128;
 
+/** An IPv6 literal without its brackets (`[::1]` → `::1`); other names unchanged. */
+function unbracketed(host: string): string {
+  return host.replace(/^\[(.*)\]$/, "$1");
+}
+
 /** `example.com` allows that host only; `*.example.com` its subdomains and itself. */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
-  const name = host
-    .toLowerCase()
-    .replace(/\.$/, "")
-    .replace(/^\[(.*)\]$/, "$1");
+  const name = unbracketed(host.toLowerCase().replace(/\.$/, ""));
   return allowed.some((pattern) => {
     const p = pattern.toLowerCase().trim();
     if (p.startsWith("*.")) return name === p.slice(2) || name.endsWith(p.slice(1));
@@ -34,7 +36,7 @@ function splitAuthority(authority: string): { host: string; port: number } | und
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(authority);
   if (!match) return undefined;
   const port = Number(match[2]);
-  return port > 0 && port < 65536 ? { host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port } : undefined;
+  return port > 0 && port < 65536 ? { host: unbracketed(match[1]!), port } : undefined;
 }
 
 function refuse(res: ServerResponse, status: number, message: string): void {
@@ -76,7 +78,8 @@ export function startHostFilterProxy(allowed: readonly string[]): HostFilterProx
     delete headers["proxy-authorization"];
     const upstream = http.request(
       {
-        host: target.hostname,
+        // The URL keeps an IPv6 literal's brackets, which the resolver does not take.
+        host: unbracketed(target.hostname),
         port: target.port || 80,
         method: req.method,
         path: `${target.pathname}${target.search}`,
@@ -84,12 +87,14 @@ export function startHostFilterProxy(allowed: readonly string[]): HostFilterProx
       },
       (reply) => {
         res.writeHead(reply.statusCode ?? 502, reply.headers);
+        // An upstream that dies halfway through its answer reports it here, not on the request.
+        reply.on("error", () => res.destroy());
         reply.pipe(res);
       },
     );
     upstream.on("error", (error) => {
+      // Once the answer has started, a failure is the answer's (above), which cuts the client.
       if (!res.headersSent) refuse(res, 502, `sandbox proxy: ${target.host}: ${error.message}`);
-      else res.destroy();
     });
     req.pipe(upstream);
   };

@@ -21,3 +21,16 @@ test("IPv6 literals are compared without their brackets; an empty list allows no
   assert.equal(hostAllowed("[::1]", ["::1"]), true);
   assert.equal(hostAllowed("localhost", []), false);
 });
+
+test("allowed-host patterns are read without case or surrounding spaces, and any one of them may match", () => {
+  assert.equal(hostAllowed("example.com", [" Example.COM "]), true);
+  assert.equal(hostAllowed("api.github.com", ["  *.GitHub.com"]), true);
+  assert.equal(hostAllowed("api.github.com", ["example.com", "*.github.com"]), true);
+  assert.equal(hostAllowed("example.com", ["example.com", "*.github.com"]), true);
+});
+
+test("brackets count only around the whole name, so they cannot splice an allowed name together", () => {
+  assert.equal(hostAllowed("[local]host", ["localhost"]), false);
+  assert.equal(hostAllowed("local[host]", ["localhost"]), false);
+  assert.equal(hostAllowed("[localhost]", ["localhost"]), true);
+});
