@@ -126,7 +126,12 @@ const COMMANDS: Record<string, GatewayCommand> = {
     whileBusy: true,
     async run(ctx, args) {
       if (!args) return "Usage: /queue <message>";
-      ctx.runner.enqueue({ sessionKey: ctx.sessionKey, message: { ...ctx.message, text: args }, extra: [] });
+      ctx.runner.enqueue({
+        sessionKey: ctx.sessionKey,
+        message: { ...ctx.message, text: args },
+        extra: [],
+        byCommand: true,
+      });
       return ctx.runner.busy(ctx.sessionKey) ? "Queued." : undefined;
     },
   },
@@ -228,7 +233,13 @@ const COMMANDS: Record<string, GatewayCommand> = {
     async run(ctx) {
       const removed = await undoLast(ctx);
       if (removed === undefined) return "Nothing to retry yet.";
-      ctx.runner.enqueue({ sessionKey: ctx.sessionKey, message: ctx.message, extra: [], text: removed });
+      ctx.runner.enqueue({
+        sessionKey: ctx.sessionKey,
+        message: ctx.message,
+        extra: [],
+        text: removed,
+        byCommand: true,
+      });
       return undefined;
     },
   },

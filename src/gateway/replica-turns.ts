@@ -50,7 +50,8 @@ export class ReplicaTurns {
     const renew = setInterval(() => void this.lease(sessionKey).catch(() => false), this.options.leaseMs / 3);
     renew.unref();
     try {
-      if (!turn.command) {
+      // A command's own turn, or one it started, answers no stored message of its own.
+      if (!turn.command && !turn.byCommand) {
         const record = await this.runner.store.inboundRecord({
           platform: turn.message.platform,
           chatId: turn.message.chatId,

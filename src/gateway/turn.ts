@@ -23,6 +23,8 @@ export interface Turn {
   extra: InboundMessage[];
   /** Text to run instead of the message's own (/retry). */
   text?: string;
+  /** Started by a command (/queue, /retry), whose message was answered as the command. */
+  byCommand?: boolean;
   /** A slash command that had to wait for the session's lane instead of an agent turn. */
   command?: () => Promise<void>;
 }

@@ -167,4 +167,19 @@ if (pg) {
       await fake.close();
     }
   });
+  test("postgres: turns that commands start (/queue, /retry) run across replicas too", async () => {
+    const url = await pg.database();
+    const fake = await startFakeProvider({ fallback: (req) => ({ text: `answer to ${userTexts(req).at(-1)}` }) });
+    const a = await replica(url, fake, "a");
+    try {
+      a.adapter.inject({ messageId: "q1", chatId: "chat-5", userId: "user-1", text: "/queue what time is it" });
+      await a.adapter.waitForText(/^answer to what time is it$/);
+      a.adapter.inject({ messageId: "r1", chatId: "chat-5", userId: "user-1", text: "/retry" });
+      await a.adapter.waitFor((sent) => sent.filter((s) => s.current === "answer to what time is it").length === 2);
+      assert.equal(modelRequests(fake).length, 2);
+    } finally {
+      await a.close();
+      await fake.close();
+    }
+  });
 }
