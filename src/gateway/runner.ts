@@ -16,6 +16,7 @@ import type { CronToolBackend } from "../tools/builtin/cronjob.js";
 import type { PermissionMode } from "../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import { type AuthDecision, authorize, pairingReply, requestPairing } from "./authorization.js";
+import { askApprovalInChat, askQuestionInChat } from "./chat-prompts.js";
 import { type CommandContext, handleCommand, type ParsedCommand, parseCommand } from "./commands.js";
 import { DeliveryQueue } from "./delivery.js";
 import { PendingInteractions } from "./interactions.js";
@@ -412,73 +413,13 @@ export class GatewayRunner {
   }
 
   /** Asks the chat to approve a command; waits for /approve or /deny, denying on timeout. */
-  async askApproval(message: InboundMessage, sessionKey: string, request: ApprovalRequest): Promise<ApprovalAnswer> {
-    const timeoutMs = this.options.approvalTimeoutMs ?? this.runtime.config.approvals.timeout * 1000;
-    const answer = this.interactions.approval(sessionKey, timeoutMs);
-    const target = await this.replyTarget(message);
-    const adapter = this.adapters.get(target.platform);
-    if (adapter?.askApproval) {
-      // Buttons where the platform has them; a press comes back as an /approve or /deny message.
-      try {
-        await adapter.askApproval({
-          chatId: target.chatId,
-          threadId: target.threadId,
-          command: request.command,
-          reason: request.reason,
-        });
-        return answer;
-      } catch (error) {
-        this.log(
-          `${target.platform}: approval buttons failed (${error instanceof Error ? error.message : error}); asking in text`,
-        );
-      }
-    }
-    await this.reply(
-      message,
-      sessionKey,
-      [
-        `⚠ I want to run a command that needs your approval (${request.reason}):`,
-        request.command,
-        "Reply /approve to allow it once, /approve session for the rest of this session,",
-        `/approve always to save exactly this command, or /deny. No answer in ${Math.round(timeoutMs / 1000)} s means no.`,
-      ].join("\n"),
-    );
-    return answer;
+  askApproval(message: InboundMessage, sessionKey: string, request: ApprovalRequest): Promise<ApprovalAnswer> {
+    return askApprovalInChat(this, message, sessionKey, request);
   }
 
-  async askQuestion(
-    message: InboundMessage,
-    sessionKey: string,
-    question: string,
-    choices?: string[],
-  ): Promise<string> {
-    const timeoutMs = this.runtime.config.approvals.timeout * 1000 * 5;
-    const answer = this.interactions.question(sessionKey, timeoutMs);
-    if (!(choices?.length && (await this.askWithButtons(message, question, choices)))) {
-      const listed = choices?.length ? `\n${choices.map((c, i) => `${i + 1}. ${c}`).join("\n")}` : "";
-      await this.reply(message, sessionKey, `❓ ${question}${listed}`);
-    }
-    const text = (await answer).trim();
-    // A choice given as it is (a button press) wins over reading the answer as a number.
-    if (choices?.includes(text)) return text;
-    const picked = /^\d+$/.test(text) ? choices?.[Number(text) - 1] : undefined;
-    return picked ?? text;
-  }
-
-  /** Shows the choices as buttons where the platform has them; false when it has none or they failed. */
-  private async askWithButtons(message: InboundMessage, question: string, choices: string[]): Promise<boolean> {
-    const target = await this.replyTarget(message);
-    const adapter = this.adapters.get(target.platform);
-    if (!adapter?.askQuestion) return false;
-    try {
-      await adapter.askQuestion({ chatId: target.chatId, threadId: target.threadId, question, choices });
-      return true;
-    } catch (error) {
-      this.log(
-        `${target.platform}: question buttons failed (${error instanceof Error ? error.message : error}); asking in text`,
-      );
-      return false;
-    }
+  /** Asks the chat a question (buttons where the platform has them) and waits for the answer. */
+  askQuestion(message: InboundMessage, sessionKey: string, question: string, choices?: string[]): Promise<string> {
+    return askQuestionInChat(this, message, sessionKey, question, choices);
   }
 
   /**

@@ -137,3 +137,31 @@ test("a question whose choices are numbers takes an answer that is one of them a
     await gw.close();
   }
 });
+
+test("when the platform's buttons fail, the question is asked in text with numbered choices, and a number picks one", async () => {
+  const gw = await startGateway({
+    adapter: () => {
+      const adapter = new TestAdapter({ buttons: true });
+      adapter.askQuestion = () => Promise.reject(new Error("buttons are down"));
+      return adapter;
+    },
+    provider: {
+      script: [
+        { toolCalls: [{ name: "clarify", arguments: { question: "Which colour?", choices: ["red", "blue"] } }] },
+      ],
+      fallback: (req) => {
+        const messages = req.body?.messages as Array<{ role: string; content: unknown }>;
+        return { text: `picked: ${String(messages.at(-1)?.content)}` };
+      },
+    },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "paint it" });
+    assert.match(await gw.adapter.waitForText(/Which colour\?/), /1\. red\n2\. blue/);
+    gw.adapter.inject({ messageId: "2", text: "2" });
+    assert.match(await gw.adapter.waitForText(/^picked:/), /"user_response":"blue"/);
+    assert.ok(gw.logs.some((line) => /question buttons failed \(buttons are down\); asking in text/.test(line)));
+  } finally {
+    await gw.close();
+  }
+});

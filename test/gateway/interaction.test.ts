@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
 import { tempDir } from "../state/temp-dir.js";
 import { modelRequests, startGateway } from "./harness.js";
@@ -33,6 +34,37 @@ for (const [answer, runs] of [
       gw.adapter.inject({ messageId: "2", text: answer });
       await gw.adapter.waitForText(/^result:/);
       assert.equal(existsSync(dir), !runs);
+    } finally {
+      await gw.close();
+    }
+  });
+}
+
+for (const buttons of ["shown", "failing"] as const) {
+  test(`approval buttons ${buttons === "shown" ? "replace the text prompt" : "that fail fall back to the text prompt"}`, async () => {
+    const dir = victim();
+    const gw = await startGateway({
+      config: NO_SANDBOX,
+      adapter: () => {
+        const adapter = new TestAdapter({ buttons: true });
+        if (buttons === "failing") adapter.askApproval = () => Promise.reject(new Error("no keyboard"));
+        return adapter;
+      },
+      provider: { script: [deleteTurn(dir)], ...echoResult },
+    });
+    try {
+      gw.adapter.inject({ messageId: "1", text: "clean up" });
+      if (buttons === "shown") {
+        await gw.adapter.waitFor(() => gw.adapter.prompts.length === 1);
+        assert.match(JSON.stringify(gw.adapter.prompts[0]), new RegExp(`rm -r ${dir}`));
+        assert.ok(!gw.adapter.texts().some((text) => /needs your approval/.test(text)));
+      } else {
+        assert.match(await gw.adapter.waitForText(/needs your approval/), new RegExp(`rm -r ${dir}`));
+        assert.ok(gw.logs.some((line) => /approval buttons failed \(no keyboard\); asking in text/.test(line)));
+      }
+      gw.adapter.inject({ messageId: "2", text: "/approve" });
+      await gw.adapter.waitForText(/^result:/);
+      assert.equal(existsSync(dir), false);
     } finally {
       await gw.close();
     }
