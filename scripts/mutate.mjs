@@ -124,11 +124,11 @@ for (const name of selected) {
   console.log(`\n== ${name}: ${mutate.join(", ")}`);
   const config = {
     testRunner: "command",
-    commandRunner: { command: `node scripts/run-tests.mjs ${tests.join(" ")}` },
+    commandRunner: { command: `HERMES_TEST_BAIL=1 node scripts/run-tests.mjs ${tests.join(" ")}` },
     mutate,
     coverageAnalysis: "off",
     concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
-    reporters: ["clear-text", "html"],
+    reporters: ["clear-text", "html", "progress-append-only"],
     htmlReporter: { fileName: `reports/mutation/${name}.html` },
     // One sandbox directory per module, so runs of different modules can go side by side.
     tempDirName: `.stryker-tmp/${name}`,

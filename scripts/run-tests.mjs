@@ -28,8 +28,25 @@ if (files.length === 0) {
 }
 // A test that hangs fails by name after two minutes instead of holding the whole run.
 const testArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files];
+// HERMES_TEST_BAIL=1 (set by npm run mutate) stops at the first failing test: a mutant is killed
+// as soon as one test notices it, and the rest of the run would only cost time.
+const bail = process.env.HERMES_TEST_BAIL === "1";
 const child = spawn(process.execPath, testArgs, {
-  stdio: "inherit",
+  stdio: ["inherit", bail ? "pipe" : "inherit", "inherit"],
   env: { ...process.env, HERMES_TEST: "1" },
+  detached: bail,
 });
-child.on("exit", (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+let bailed = false;
+if (bail) {
+  let tail = "";
+  child.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    const text = tail + chunk.toString("utf8");
+    if (!bailed && /^\s*not ok \d+/m.test(text)) {
+      bailed = true;
+      process.kill(-child.pid, "SIGKILL");
+    }
+    tail = text.slice(text.lastIndexOf("\n") + 1);
+  });
+}
+child.on("exit", (code, signal) => process.exit(bailed || signal ? 1 : (code ?? 1)));
