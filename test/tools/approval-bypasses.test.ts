@@ -159,6 +159,33 @@ describe("device files under /dev", () => {
     }
   });
 
+  test("a device named relative to a cd of the same command line needs approval", async () => {
+    for (const command of [
+      "cd /dev && mv null ./x",
+      "cd /dev; mv ./x null",
+      "cd / && cd dev && rm zero",
+      "pushd /dev && ln -sf ./x null",
+      "cd /dev && cp ./x tty0",
+      "cd /dev && echo x > sda",
+    ]) {
+      await assertNeedsApproval(command, "device_file_change");
+    }
+  });
+
+  test("the same relative names elsewhere, or written to as output streams, stay allowed", async () => {
+    for (const command of [
+      "cd /tmp && mv null ./x",
+      "cd ~ && rm zero",
+      "cd - && rm zero",
+      "cd /dev/shm && rm scratch",
+      "cd /dev && echo x > null",
+      "cd /dev && ls -l null",
+      "mv null ./x",
+    ]) {
+      await assertSafe(command);
+    }
+  });
+
   test("/dev/null emptied into a file is judged as before", async () => {
     await assertNeedsApproval("cat /dev/null > ./x", "destroy_file_contents");
     await assertNeedsApproval("mv ./keep.txt /dev/null", "move_to_dev_null");

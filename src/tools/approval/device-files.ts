@@ -55,17 +55,32 @@ function lnReplaces(args: Word[]): boolean {
   return args.some((w) => /^-[a-zA-Z]*[fbS]/.test(w.value) || /^--(?:force|backup|suffix)/.test(w.value));
 }
 
-function redirectsOntoDevice(inv: Invocation): boolean {
-  return inv.redirects.some((r) => r.op.includes(">") && isDeviceNotStream(r.target.value));
+/**
+ * The directory a `cd`/`pushd` moves to, given where the command line was before (null: not
+ * known, e.g. `cd -`, `cd ~` or a relative move from an unknown place).
+ */
+export function directoryAfterCd(inv: Invocation, before: string | null): string | null {
+  const target = operands(inv.args)[0]?.value;
+  if (target === undefined) return null;
+  return within(before, target);
 }
 
-export function changesDeviceFile(inv: Invocation): boolean {
-  if (redirectsOntoDevice(inv)) return true;
-  const files = operands(inv.args).map((w) => w.value);
-  if (inv.name === "mv") return [...files, ...destinations(inv)].some(isUnderDev);
+/** `path` as seen from `dir` when it is relative and `dir` is known; otherwise `path` itself. */
+function within(dir: string | null, path: string): string {
+  if (dir === null || path.startsWith("/") || path.startsWith("~") || path.startsWith("-")) return path;
+  return `${dir}/${path}`;
+}
+
+/** `cwd`: the directory an earlier `cd` of the same command line moved to, when known. */
+export function changesDeviceFile(inv: Invocation, cwd: string | null = null): boolean {
+  const here = (path: string) => within(cwd, path);
+  if (inv.redirects.some((r) => r.op.includes(">") && isDeviceNotStream(here(r.target.value)))) return true;
+  const files = operands(inv.args).map((w) => here(w.value));
+  const to = destinations(inv).map(here);
+  if (inv.name === "mv") return [...files, ...to].some(isUnderDev);
   if (REMOVERS.has(inv.name)) return files.some(isUnderDev);
-  if (REPLACERS.has(inv.name)) return destinations(inv).some(isUnderDev);
-  if (inv.name === "ln") return lnReplaces(inv.args) && destinations(inv).some(isUnderDev);
+  if (REPLACERS.has(inv.name)) return to.some(isUnderDev);
+  if (inv.name === "ln") return lnReplaces(inv.args) && to.some(isUnderDev);
   if (inv.name === "tee") return files.some(isDeviceNotStream);
   return false;
 }

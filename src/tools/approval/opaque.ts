@@ -8,7 +8,7 @@
 import type { CommandAnalysis, Invocation } from "./command-analysis.js";
 import { isShell } from "./command-analysis.js";
 import { runsComputedProgram } from "./computed-program.js";
-import { changesDeviceFile, isOutputStream } from "./device-files.js";
+import { changesDeviceFile, directoryAfterCd, isOutputStream } from "./device-files.js";
 import { gitSubcommand } from "./git-args.js";
 
 export interface OpaqueFinding {
@@ -78,7 +78,13 @@ export function opaqueFinding(analysis: CommandAnalysis): OpaqueFinding | null {
         "the program to run is computed when the command runs (a substitution or variable in its place); write the command out literally",
     };
   }
+  // Where an earlier `cd` of this command line moved to: `cd /dev && mv null x` moves /dev/null.
+  let cwd: string | null = null;
   for (const inv of analysis.invocations) {
+    if (inv.name === "cd" || inv.name === "pushd") {
+      cwd = directoryAfterCd(inv, cwd);
+      continue;
+    }
     if (runsProcessSubstitution(inv)) {
       return {
         key: "process_substitution_script",
@@ -100,7 +106,7 @@ export function opaqueFinding(analysis: CommandAnalysis): OpaqueFinding | null {
     if (movesIntoTheVoid(inv)) {
       return { key: "move_to_dev_null", description: "moving a file onto /dev/null" };
     }
-    if (changesDeviceFile(inv)) {
+    if (changesDeviceFile(inv, cwd)) {
       return { key: "device_file_change", description: "moving, removing or overwriting a device file under /dev" };
     }
   }
