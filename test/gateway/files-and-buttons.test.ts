@@ -86,18 +86,21 @@ test("a reply naming the agent's .env keeps the line as text and sends no file",
   }
 });
 
+/** A model that asks a clarify question, then answers with what the tool returned. */
+function clarifyThenEcho(question: string, choices: string[]) {
+  return {
+    script: [{ toolCalls: [{ name: "clarify", arguments: { question, choices } }] }],
+    fallback: (req: { body?: Record<string, unknown> }) => {
+      const messages = req.body?.messages as Array<{ role: string; content: unknown }>;
+      return { text: `picked: ${String(messages.at(-1)?.content)}` };
+    },
+  };
+}
+
 test("a clarify question with choices is shown as buttons where the platform has them", async () => {
   const gw = await startGateway({
     adapter: () => new TestAdapter({ buttons: true }),
-    provider: {
-      script: [
-        { toolCalls: [{ name: "clarify", arguments: { question: "Which colour?", choices: ["red", "blue"] } }] },
-      ],
-      fallback: (req) => {
-        const messages = req.body?.messages as Array<{ role: string; content: unknown }>;
-        return { text: `picked: ${String(messages.at(-1)?.content)}` };
-      },
-    },
+    provider: clarifyThenEcho("Which colour?", ["red", "blue"]),
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "paint it" });
@@ -120,13 +123,7 @@ test("a clarify question with choices is shown as buttons where the platform has
 test("a question whose choices are numbers takes an answer that is one of them as itself, not as a position", async () => {
   const gw = await startGateway({
     adapter: () => new TestAdapter({ buttons: true }),
-    provider: {
-      script: [{ toolCalls: [{ name: "clarify", arguments: { question: "How many?", choices: ["2", "1", "7"] } }] }],
-      fallback: (req) => {
-        const messages = req.body?.messages as Array<{ role: string; content: unknown }>;
-        return { text: `picked: ${String(messages.at(-1)?.content)}` };
-      },
-    },
+    provider: clarifyThenEcho("How many?", ["2", "1", "7"]),
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "count" });
@@ -145,15 +142,7 @@ test("when the platform's buttons fail, the question is asked in text with numbe
       adapter.askQuestion = () => Promise.reject(new Error("buttons are down"));
       return adapter;
     },
-    provider: {
-      script: [
-        { toolCalls: [{ name: "clarify", arguments: { question: "Which colour?", choices: ["red", "blue"] } }] },
-      ],
-      fallback: (req) => {
-        const messages = req.body?.messages as Array<{ role: string; content: unknown }>;
-        return { text: `picked: ${String(messages.at(-1)?.content)}` };
-      },
-    },
+    provider: clarifyThenEcho("Which colour?", ["red", "blue"]),
   });
   try {
     gw.adapter.inject({ messageId: "1", text: "paint it" });
