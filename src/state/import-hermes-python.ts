@@ -8,6 +8,7 @@
  * Messages the original rewound away (`active = 0`) are not brought over, and are counted.
  */
 
+import { isPostgresUrl } from "./postgres/url.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-driver.js";
 import { searchTextSql } from "./sqlite-schema.js";
@@ -119,18 +120,173 @@ function toolCallsOf(raw: string | null): string | null {
   }
 }
 
-export async function importHermesPython(sourcePath: string, targetPath: string): Promise<ImportReport> {
+/** A session of the source as it is to be written, and what it adds to the report. */
+export interface SessionPlan {
+  id: string;
+  /** Set when the session is new here (no earlier import brought it). */
+  insert: {
+    parentSessionId: string | null;
+    title: string | null;
+    source: string;
+    model: string | null;
+    startedAt: number;
+    lastActive: number;
+    endedAt: number | null;
+    systemPrompt: string | null;
+  } | null;
+  title: string | null;
+  endedAt: number | null;
+  /** prompt, completion, cache read, cache write and total tokens, estimated and actual cost. */
+  counters: [number, number, number, number, number, number | null, number | null];
+  messages: MessageRow[];
+  /** The newest message time, for the session's last_active. */
+  lastActive: number;
+  /** The last source message id seen, rewound ones included: the next import starts after it. */
+  lastSourceId: number;
+  rewound: number;
+}
+
+/** A message row of our store (the column order of the insert statements). */
+export type MessageRow = [
+  role: string,
+  content: string | null,
+  contentIsParts: 0 | 1,
+  searchText: string | null,
+  toolCalls: string | null,
+  toolCallId: string | null,
+  toolName: string | null,
+  finishReason: string | null,
+  reasoning: string | null,
+  createdAt: number,
+];
+
+export const MESSAGE_INSERT_COLUMNS =
+  "session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id, tool_name, finish_reason, reasoning, created_at";
+
+/** What an import writes for one session, given the source messages after `since`. */
+function planSession(session: SourceSession, since: number | undefined, rows: SourceMessage[]): SessionPlan {
+  const started = ms(session.started_at) ?? 0;
+  const ended = ms(session.ended_at);
+  const prompt = session.input_tokens ?? 0;
+  const completion = session.output_tokens ?? 0;
+  const plan: SessionPlan = {
+    id: session.id,
+    insert:
+      since === undefined
+        ? {
+            parentSessionId: session.parent_session_id,
+            title: session.title,
+            source: session.source || "cli",
+            model: session.model,
+            startedAt: started,
+            lastActive: ended ?? started,
+            endedAt: ended,
+            systemPrompt: session.system_prompt,
+          }
+        : null,
+    title: session.title,
+    endedAt: ended,
+    counters: [
+      prompt,
+      completion,
+      session.cache_read_tokens ?? 0,
+      session.cache_write_tokens ?? 0,
+      prompt + completion,
+      session.estimated_cost_usd,
+      session.actual_cost_usd,
+    ],
+    messages: [],
+    lastActive: ended ?? started,
+    lastSourceId: rows.at(-1)?.id ?? since ?? 0,
+    rewound: 0,
+  };
+  for (const row of rows) {
+    if (row.active === 0) {
+      plan.rewound += 1;
+      continue;
+    }
+    const at = ms(row.timestamp) ?? started;
+    const body = contentOf(row.content);
+    plan.messages.push([
+      row.role && ROLES.has(row.role) ? row.role : "user",
+      body.content,
+      body.isParts,
+      body.searchText,
+      toolCallsOf(row.tool_calls),
+      row.tool_call_id,
+      row.tool_name,
+      row.finish_reason,
+      row.reasoning,
+      at,
+    ]);
+    plan.lastActive = Math.max(plan.lastActive, at);
+  }
+  return plan;
+}
+
+/**
+ * The original's sessions, read once, and a planner for each: the writer says how far an earlier
+ * import went with a session (undefined: never), or that the id is taken by one of ours (null).
+ */
+export interface ImportSource {
+  sessionIds: string[];
+  plan(id: string, since: number | undefined): SessionPlan;
+  /** The source's active (not rewound) messages of a session. */
+  activeMessages(id: string): number;
+}
+
+/** Where an import writes: our SQLite file or a PostgreSQL database. */
+export type ImportWriter = (source: ImportSource, report: ImportReport) => Promise<void>;
+
+export async function importHermesPython(sourcePath: string, targetLocation: string): Promise<ImportReport> {
   const source = openSqliteDatabase(sourcePath, { readonly: true, fileMustExist: true });
-  const target = await SqliteConnection.open(targetPath, 10_000);
   try {
-    return await copy(source, target, sourcePath);
+    const reader = readSource(source, sourcePath);
+    const report: ImportReport = {
+      source: sourcePath,
+      target: targetLocation,
+      sessions: { inSource: reader.sessionIds.length, added: 0, updated: 0, unchanged: 0, idTaken: [] },
+      messages: { inSource: reader.messageCount, added: 0, rewound: 0, alreadyImported: 0 },
+      mismatches: [],
+    };
+    if (isPostgresUrl(targetLocation)) {
+      const { importIntoPostgres } = await import("./postgres/import-hermes-python.js");
+      await importIntoPostgres(targetLocation, reader, report);
+    } else {
+      await importIntoSqlite(targetLocation, reader, report);
+    }
+    report.messages.alreadyImported = report.messages.inSource - report.messages.added - report.messages.rewound;
+    return report;
   } finally {
     source.close();
-    target.close();
   }
 }
 
-async function copy(source: SqliteDatabase, target: SqliteConnection, sourcePath: string): Promise<ImportReport> {
+/** Counts a written plan into the report; `firstTime`: the session was added by this import. */
+export function tally(report: ImportReport, plan: SessionPlan): void {
+  report.messages.added += plan.messages.length;
+  report.messages.rewound += plan.rewound;
+  if (plan.insert) report.sessions.added += 1;
+  else if (plan.messages.length + plan.rewound > 0) report.sessions.updated += 1;
+  else report.sessions.unchanged += 1;
+}
+
+/** Sessions added by this import whose message count here differs from the source's active ones. */
+export async function mismatches(
+  source: ImportSource,
+  added: readonly string[],
+  countHere: (id: string) => number | Promise<number>,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const id of added) {
+    const want = source.activeMessages(id);
+    const have = await countHere(id);
+    if (want !== have) problems.push(`${id}: ${have} messages here, ${want} in the source`);
+  }
+  return problems;
+}
+
+function readSource(source: SqliteDatabase, sourcePath: string): ImportSource & { messageCount: number } {
   const sessionCols = columnsOf(source, "sessions");
   const messageCols = columnsOf(source, "messages");
   if (!sessionCols.has("id") || !messageCols.has("session_id")) {
@@ -139,6 +295,7 @@ async function copy(source: SqliteDatabase, target: SqliteConnection, sourcePath
   const sessions = source
     .prepare(`SELECT ${selectList(sessionCols, SESSION_COLUMNS)} FROM sessions ORDER BY started_at, id`)
     .all() as SourceSession[];
+  const byId = new Map(sessions.map((session) => [session.id, session]));
   const messageSelect = source.prepare(
     `SELECT ${selectList(
       messageCols,
@@ -157,122 +314,86 @@ async function copy(source: SqliteDatabase, target: SqliteConnection, sourcePath
       { reasoning: "reasoning_content" },
     )} FROM messages WHERE session_id = ? AND id > ? ORDER BY id`,
   );
-  const report: ImportReport = {
-    source: sourcePath,
-    target: target.path,
-    sessions: { inSource: sessions.length, added: 0, updated: 0, unchanged: 0, idTaken: [] },
-    messages: {
-      inSource: source.prepare("SELECT COUNT(*) FROM messages").pluck().get() as number,
-      added: 0,
-      rewound: 0,
-      alreadyImported: 0,
-    },
-    mismatches: [],
+  const activeCount = source.prepare(
+    `SELECT COUNT(*) FROM messages WHERE session_id = ?${messageCols.has("active") ? " AND (active IS NULL OR active != 0)" : ""}`,
+  );
+  return {
+    sessionIds: sessions.map((session) => session.id),
+    messageCount: source.prepare("SELECT COUNT(*) FROM messages").pluck().get() as number,
+    plan: (id, since) => planSession(byId.get(id)!, since, messageSelect.all(id, since ?? 0) as SourceMessage[]),
+    activeMessages: (id) => activeCount.pluck().get(id) as number,
   };
-  const db = target.db;
-  const mark = db.prepare("SELECT last_source_message_id FROM import_marks WHERE source = ? AND session_id = ?");
-  const exists = db.prepare("SELECT 1 FROM sessions WHERE id = ?");
-  const insertSession = db.prepare(
-    `INSERT INTO sessions (id, parent_session_id, title, source, model, started_at, last_active, ended_at,
-      message_count, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
-      estimated_cost, actual_cost, system_prompt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const refreshSession = db.prepare(
-    `UPDATE sessions SET title = COALESCE(title, ?), ended_at = ?, prompt_tokens = ?, completion_tokens = ?,
-      cache_read_tokens = ?, cache_write_tokens = ?, total_tokens = ?, estimated_cost = ?, actual_cost = ?
-     WHERE id = ?`,
-  );
-  const insertMessage = db.prepare(
-    `INSERT INTO messages (session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id,
-      tool_name, finish_reason, reasoning, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const touch = db.prepare(
-    "UPDATE sessions SET message_count = message_count + ?, last_active = MAX(last_active, ?) WHERE id = ?",
-  );
-  const saveMark = db.prepare(
-    `INSERT INTO import_marks (source, session_id, last_source_message_id, imported_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (source, session_id) DO UPDATE SET last_source_message_id = excluded.last_source_message_id,
-       imported_at = excluded.imported_at`,
-  );
+}
 
-  const addedIds: string[] = [];
-  await target.write(() =>
-    withBulkIndexing(db, () => {
-      for (const session of sessions) {
-        const since = mark.get(IMPORT_SOURCE, session.id) as { last_source_message_id: number } | undefined;
-        if (!since && exists.get(session.id)) {
-          report.sessions.idTaken.push(session.id);
-          continue;
-        }
-        const started = ms(session.started_at) ?? 0;
-        const ended = ms(session.ended_at);
-        const tokens = [session.input_tokens ?? 0, session.output_tokens ?? 0] as const;
-        const counters = [
-          tokens[0],
-          tokens[1],
-          session.cache_read_tokens ?? 0,
-          session.cache_write_tokens ?? 0,
-          tokens[0] + tokens[1],
-          session.estimated_cost_usd,
-          session.actual_cost_usd,
-        ];
-        if (!since) {
-          insertSession.run(
-            session.id,
-            session.parent_session_id,
-            session.title,
-            session.source || "cli",
-            session.model,
-            started,
-            ended ?? started,
-            ended,
-            ...counters,
-            session.system_prompt,
-          );
-        } else {
-          refreshSession.run(session.title, ended, ...counters, session.id);
-        }
-        const rows = messageSelect.all(session.id, since?.last_source_message_id ?? 0) as SourceMessage[];
-        let added = 0;
-        let lastActive = ended ?? started;
-        for (const row of rows) {
-          if (row.active === 0) {
-            report.messages.rewound += 1;
+async function importIntoSqlite(targetPath: string, source: ImportSource, report: ImportReport): Promise<void> {
+  const target = await SqliteConnection.open(targetPath, 10_000);
+  try {
+    report.target = target.path;
+    const db = target.db;
+    const mark = db.prepare("SELECT last_source_message_id FROM import_marks WHERE source = ? AND session_id = ?");
+    const exists = db.prepare("SELECT 1 FROM sessions WHERE id = ?");
+    const insertSession = db.prepare(
+      `INSERT INTO sessions (id, parent_session_id, title, source, model, started_at, last_active, ended_at,
+        message_count, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
+        estimated_cost, actual_cost, system_prompt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const refreshSession = db.prepare(
+      `UPDATE sessions SET title = COALESCE(title, ?), ended_at = ?, prompt_tokens = ?, completion_tokens = ?,
+        cache_read_tokens = ?, cache_write_tokens = ?, total_tokens = ?, estimated_cost = ?, actual_cost = ?
+       WHERE id = ?`,
+    );
+    const insertMessage = db.prepare(
+      `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const touch = db.prepare(
+      "UPDATE sessions SET message_count = message_count + ?, last_active = MAX(last_active, ?) WHERE id = ?",
+    );
+    const saveMark = db.prepare(
+      `INSERT INTO import_marks (source, session_id, last_source_message_id, imported_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (source, session_id) DO UPDATE SET last_source_message_id = excluded.last_source_message_id,
+         imported_at = excluded.imported_at`,
+    );
+    const added: string[] = [];
+    await target.write(() =>
+      withBulkIndexing(db, () => {
+        for (const id of source.sessionIds) {
+          const since = (mark.get(IMPORT_SOURCE, id) as { last_source_message_id: number } | undefined)
+            ?.last_source_message_id;
+          if (since === undefined && exists.get(id)) {
+            report.sessions.idTaken.push(id);
             continue;
           }
-          const at = ms(row.timestamp) ?? started;
-          const body = contentOf(row.content);
-          insertMessage.run(
-            session.id,
-            row.role && ROLES.has(row.role) ? row.role : "user",
-            body.content,
-            body.isParts,
-            body.searchText,
-            toolCallsOf(row.tool_calls),
-            row.tool_call_id,
-            row.tool_name,
-            row.finish_reason,
-            row.reasoning,
-            at,
-          );
-          added += 1;
-          lastActive = Math.max(lastActive, at);
+          const plan = source.plan(id, since);
+          const { insert } = plan;
+          if (insert) {
+            insertSession.run(
+              id,
+              insert.parentSessionId,
+              insert.title,
+              insert.source,
+              insert.model,
+              insert.startedAt,
+              insert.lastActive,
+              insert.endedAt,
+              ...plan.counters,
+              insert.systemPrompt,
+            );
+            added.push(id);
+          } else {
+            refreshSession.run(plan.title, plan.endedAt, ...plan.counters, id);
+          }
+          for (const row of plan.messages) insertMessage.run(id, ...row);
+          touch.run(plan.messages.length, plan.lastActive, id);
+          saveMark.run(IMPORT_SOURCE, id, plan.lastSourceId, Date.now());
+          tally(report, plan);
         }
-        touch.run(added, lastActive, session.id);
-        const last = rows.at(-1)?.id ?? since?.last_source_message_id ?? 0;
-        saveMark.run(IMPORT_SOURCE, session.id, last, Date.now());
-        report.messages.added += added;
-        if (!since) {
-          report.sessions.added += 1;
-          addedIds.push(session.id);
-        } else if (rows.length > 0) report.sessions.updated += 1;
-        else report.sessions.unchanged += 1;
-      }
-    }),
-  );
-  report.messages.alreadyImported = report.messages.inSource - report.messages.added - report.messages.rewound;
-  report.mismatches = verify(source, db, addedIds);
-  return report;
+      }),
+    );
+    const countHere = db.prepare("SELECT COUNT(*) FROM messages WHERE session_id = ?").pluck();
+    report.mismatches = await mismatches(source, added, (id) => countHere.get(id) as number);
+  } finally {
+    target.close();
+  }
 }
 
 /**
@@ -299,20 +420,4 @@ function withBulkIndexing(db: SqliteDatabase, insert: () => void): void {
   } finally {
     db.exec(trigger);
   }
-}
-
-/** Sessions whose message count here differs from the source's active messages. */
-function verify(source: SqliteDatabase, db: SqliteDatabase, ids: readonly string[]): string[] {
-  const hasActive = columnsOf(source, "messages").has("active");
-  const sourceCount = source.prepare(
-    `SELECT COUNT(*) FROM messages WHERE session_id = ?${hasActive ? " AND (active IS NULL OR active != 0)" : ""}`,
-  );
-  const ourCount = db.prepare("SELECT COUNT(*) FROM messages WHERE session_id = ?");
-  const problems: string[] = [];
-  for (const id of ids) {
-    const want = sourceCount.pluck().get(id) as number;
-    const have = ourCount.pluck().get(id) as number;
-    if (want !== have) problems.push(`${id}: ${have} messages here, ${want} in the source`);
-  }
-  return problems;
 }

@@ -3,17 +3,21 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { postgresOrSkip } from "../helpers/postgres.js";
 import { runNode } from "../helpers/run-node.js";
 import { writeOriginalStateDb } from "../state/original-state-db.js";
 import { tempDir } from "../state/temp-dir.js";
 
 const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
-test("hermes import hermes-python copies sessions and cron jobs, reports counts, and changes neither file", async () => {
+const pg = postgresOrSkip();
+
+/** Imports into the store config.yaml names (`store` lines added to it), twice, then lists what came over. */
+async function importsSessionsAndJobs(storeConfig: string): Promise<string> {
   const home = tempDir("hermes-import-cli-");
   writeFileSync(
     join(home, "config.yaml"),
-    "model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n",
+    `model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n${storeConfig}`,
   );
   const stateDb = join(home, "state.db");
   writeOriginalStateDb(stateDb, [
@@ -54,7 +58,21 @@ test("hermes import hermes-python copies sessions and cron jobs, reports counts,
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /An old chat/);
   assert.match((await hermes("cron", "list")).stdout, /a1b2c3d4e5f6/);
+  return first.stdout;
+}
+
+test("hermes import hermes-python copies sessions and cron jobs, reports counts, and changes neither file", async () => {
+  const output = await importsSessionsAndJobs("");
+  assert.match(output, /into .*store\.db:/);
 });
+
+if (pg) {
+  test("with store.backend postgres, hermes import hermes-python copies into PostgreSQL", async () => {
+    const url = await pg.database();
+    const output = await importsSessionsAndJobs(`store:\n  backend: postgres\n  postgres_url: ${url}\n`);
+    assert.match(output, /into postgres(ql)?:\/\//);
+  });
+}
 
 test("hermes import hermes-python --from refuses a file that is not the original's", async () => {
   const home = tempDir("hermes-import-cli-");

@@ -1,6 +1,7 @@
 /**
  * `hermes import hermes-python [--from PATH]`: copies the sessions of the original Python Hermes
- * into this agent's store, leaving the original's file as it was.
+ * into this agent's store (the embedded one, or PostgreSQL when config.yaml says so), leaving the
+ * original's file as it was.
  */
 import type { Command } from "commander";
 import { UsageError } from "../exit-codes.js";
@@ -43,7 +44,8 @@ async function importSessions(home: string, from: string | undefined, io: Comman
     io.out(`Sessions: no state.db of the original in ${home} (give one with --from PATH).`);
     return true;
   }
-  const report = await importHermesPython(source, join(home, "state.db"));
+  const { storeLocation } = await import("../../state/store-target.js");
+  const report = await importHermesPython(source, await storeLocation(home));
   const { sessions, messages } = report;
   io.out(`Sessions, from ${report.source} into ${report.target}:`);
   io.out(
