@@ -171,3 +171,18 @@ test("refuses a named pipe instead of waiting for a writer that never comes", as
   const result = await callTool(registry, "read_file", { path: "pipe" }, ctx);
   assert.match(String(result.error), /Refusing to read pipe: it is not a regular file/);
 });
+
+test("a file too large to read whole (over 16 MiB) is paged by streaming its lines", async () => {
+  const line = "x".repeat(99);
+  const count = Math.ceil((16 * 1024 * 1024) / 100) + 1000;
+  writeFileSync(
+    join(dir, "huge.log"),
+    lines(count, (n) => (n === count - 1 ? "the needle" : line)),
+  );
+  const result = await callTool(registry, "read_file", { path: "huge.log", offset: count - 1, limit: 5 }, ctx);
+  assert.equal(
+    result.content,
+    [`${String(count - 1).padStart(6)}|the needle`, `${String(count).padStart(6)}|${line}`].join("\n"),
+  );
+  assert.equal(result.total_lines, count);
+});

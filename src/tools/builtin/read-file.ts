@@ -1,7 +1,6 @@
 /** The `read_file` tool: a text file with line numbers, one page at a time. */
 import { createReadStream, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { z } from "../../util/schema/index.js";
 import { fenceUntrusted } from "../../util/untrusted.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
@@ -70,6 +69,8 @@ async function readPage(path: string, offset: number, limit: number, size: numbe
     return { ...(await pageOf(splitLines(decoded.text), offset, limit, size, () => {})), format };
   }
   const stream = createReadStream(path, { encoding: "utf8" });
+  // node:readline loads only for files too large to read whole (it is not on the start-up path).
+  const { createInterface } = process.getBuiltinModule("node:readline");
   const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   return pageOf(reader, offset, limit, size, () => {
     reader.close();

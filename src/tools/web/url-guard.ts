@@ -6,13 +6,15 @@
  * the time the request connects (DNS rebinding); this check narrows the door, it does not weld
  * it shut. `web.allow_private_urls: true` lifts it, e.g. to read a local docs server.
  */
-import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 
 export type Lookup = (hostname: string) => Promise<string[]>;
 
+// node:dns/promises loads on the first check, not with the tools at start-up.
 const systemLookup: Lookup = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+  (await process.getBuiltinModule("node:dns/promises").lookup(hostname, { all: true, verbatim: true })).map(
+    (entry) => entry.address,
+  );
 
 /** IPv4 ranges that are not the public internet: [first octets as a number, prefix length]. */
 const PRIVATE_V4: Array<[string, number]> = [
