@@ -20,7 +20,9 @@ export function startBusReplica(options: BusReplicaOptions): ChildProcess {
   const { name, home } = options;
   writeFileSync(
     join(home, "config.yaml"),
-    `model:\n  default: m\n  provider: custom\n  base_url: ${options.modelUrl}/v1\nstore:\n  backend: postgres\n  postgres_url: ${options.databaseUrl}\n`,
+    // Queue, not the default interrupt: a message reaching a replica busy with its chat's earlier
+    // one waits for it instead of cutting it short, so every message gets an answer of its own.
+    `model:\n  default: m\n  provider: custom\n  base_url: ${options.modelUrl}/v1\nstore:\n  backend: postgres\n  postgres_url: ${options.databaseUrl}\ngateway:\n  busy_input_mode: queue\n`,
   );
   mkdirSync(join(home, "plugins"), { recursive: true });
   cpSync(join(import.meta.dirname, "fixtures", "bus-platform"), join(home, "plugins", "bus"), { recursive: true });

@@ -104,7 +104,16 @@ if (pg) {
       const before = b.leaseAttempts.count;
       b.adapter.inject({ messageId: "m2", chatId: "chat-1", userId: "user-1", text: "second question" });
       // B asks for the session again and again while A's turn runs, and never reaches the model.
-      await until(() => b.leaseAttempts.count >= before + 5, "the second replica to wait for the session", 60_000);
+      await until(
+        () => b.leaseAttempts.count >= before + 5,
+        "the second replica to wait for the session",
+        60_000,
+      ).catch((error: Error) => {
+        const attempts = b.leaseAttempts.count - before;
+        throw new Error(
+          `${error.message} (${attempts} lease requests)\nA: ${a.logs.join("\nA: ")}\nB: ${b.logs.join("\nB: ")}`,
+        );
+      });
       assert.equal(calls, 1, "the session's second turn waits for the first, on another replica");
       release();
       await b.adapter.waitForText(/answer to second question/);
