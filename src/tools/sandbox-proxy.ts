@@ -99,6 +99,8 @@ export function startHostFilterProxy(allowed: readonly string[]): HostFilterProx
     req.pipe(upstream);
   };
 
+  // A CONNECT socket leaves the HTTP server's keeping once tunnelled, so close() ends these itself.
+  const tunnels = new Set<Socket>();
   const tunnel = (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = splitAuthority(req.url ?? "");
     if (!target) {
@@ -125,8 +127,12 @@ export function startHostFilterProxy(allowed: readonly string[]): HostFilterProx
     upstream.on("error", () => {
       if (!client.destroyed) client.end("HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n");
     });
+    tunnels.add(client);
     client.on("error", close);
-    client.on("close", () => upstream.destroy());
+    client.on("close", () => {
+      tunnels.delete(client);
+      upstream.destroy();
+    });
   };
 
   const server: Server = http.createServer(forward);
@@ -139,6 +145,7 @@ export function startHostFilterProxy(allowed: readonly string[]): HostFilterProx
     close: () => {
       server.close();
       server.closeAllConnections();
+      for (const client of tunnels) client.destroy();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -395,6 +395,16 @@ test("close() also cuts a request still waiting for its upstream", async () => {
   server.closeAllConnections();
 });
 
+test("close() also ends open CONNECT tunnels, both sides", async () => {
+  const echo = await echoServer();
+  const proxy = startHostFilterProxy(["localhost"]);
+  const tunnel = openTunnel(proxy, `localhost:${echo.port}`, "");
+  await tunnel.next("Connection Established\r\n\r\n");
+  const clientClosed = new Promise<void>((resolve) => tunnel.socket.once("close", () => resolve()));
+  proxy.close();
+  await Promise.all([clientClosed, echo.closed]);
+});
+
 test("the socket lives in the temp dir when its path is short enough, in /tmp otherwise", () => {
   const saved = process.env.TMPDIR;
   const parent = tempDir("hermes-sbx-len-");
