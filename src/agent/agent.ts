@@ -14,6 +14,7 @@ import { planModeNote } from "../tools/permissions/gate.js";
 import type { ToolContext } from "../tools/registry.js";
 import { type PublishedTools, publishTools, schemaTokens } from "../tools/tool-search.js";
 import { log } from "../util/log.js";
+import { monotonicMs } from "../util/monotonic.js";
 import { IterationBudget } from "./budget.js";
 import { checkpointBefore } from "./checkpointing.js";
 import {
@@ -197,7 +198,7 @@ export class Agent {
   /** Run one turn. `input` is the user's text, or text and image parts (vision models). */
   async runConversation(input: string | ContentPart[], opts: RunOptions = {}): Promise<RunResult> {
     const userMessage = textOf(input);
-    const runStarted = performance.now();
+    const runStarted = monotonicMs();
     const { routes, toolNames } = await this.prepareSession(opts);
     log("info", "agent", "run start", {
       session: this.currentSessionId,
@@ -351,7 +352,7 @@ export class Agent {
       stop: stopReasonOf({ interrupted, error, completed, budgetSummary }),
       api_calls: caller.apiCalls,
       tool_calls: toolCallCount,
-      ms: Math.round(performance.now() - runStarted),
+      ms: Math.round(monotonicMs() - runStarted),
       error: error?.slice(0, 300),
     });
     if (this.options.saveTrajectories && this.options.home) this.saveTrajectory(completed, caller.lastRoute.model);

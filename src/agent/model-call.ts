@@ -11,6 +11,7 @@ import { type CollectedReply, collect } from "../llm/normalize.js";
 import type { LlmEvent, LlmRequest } from "../llm/types.js";
 import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from "../llm/watchdog.js";
 import { log } from "../util/log.js";
+import { monotonicMs } from "../util/monotonic.js";
 import { estimateTokens } from "../util/tokens.js";
 import type { AgentEmitter } from "./events.js";
 import { MemoryContextScrubber } from "./memory-scrubber.js";
@@ -161,7 +162,7 @@ export async function callModel(
     const forward = () => attempt.abort(options.signal.reason);
     options.signal.addEventListener("abort", forward, { once: true });
     if (options.signal.aborted) forward();
-    const attemptStarted = performance.now();
+    const attemptStarted = monotonicMs();
     try {
       const events = announceSlowStart(
         route.transport.stream(request, attempt.signal),
@@ -176,7 +177,7 @@ export async function callModel(
         provider: route.provider,
         model: route.model,
         status: 200,
-        ms: Math.round(performance.now() - attemptStarted),
+        ms: Math.round(monotonicMs() - attemptStarted),
         finish: reply.finish,
         attempt: state.attempt,
       });
@@ -199,7 +200,7 @@ export async function callModel(
         provider: route.provider,
         model: route.model,
         status: classified.statusCode,
-        ms: Math.round(performance.now() - attemptStarted),
+        ms: Math.round(monotonicMs() - attemptStarted),
         reason: classified.reason,
         cause: diagnosis?.cause,
         attempt: state.attempt,

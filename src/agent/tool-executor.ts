@@ -27,6 +27,7 @@ function redactResult(result: string): string {
 
 import type { PermissionGate } from "../tools/permissions/gate.js";
 import { log } from "../util/log.js";
+import { monotonicMs } from "../util/monotonic.js";
 import { type AgentEmitter, previewArgs } from "./events.js";
 import { classifyToolFailure, type ToolGuardrails } from "./guardrails.js";
 import type { HookRunner } from "./hooks.js";
@@ -151,7 +152,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   // Progress displays, logs and event streams see the arguments with secrets masked.
   const shownArgs = redactObject(args);
   emitter.emit({ type: "tool_start", callId: call.id, name, args: shownArgs, preview: previewArgs(shownArgs) });
-  const started = performance.now();
+  const started = monotonicMs();
   let result: string;
   try {
     if (ctx.signal.aborted) throw new Error("interrupted before it started");
@@ -172,7 +173,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
   const failure = classifyToolFailure(name, result);
   if (hooks) {
     const facts = { sessionId: ctx.sessionId ?? "", toolName: name, args, callId: call.id };
-    const outcome = { durationMs: Math.round(performance.now() - started), failed: failure.failed };
+    const outcome = { durationMs: Math.round(monotonicMs() - started), failed: failure.failed };
     result = await resultAfterHooks(hooks, facts, result, outcome, spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
   }
   if (spec.untrustedOutput) result = fenceUntrusted(name, result);
@@ -182,7 +183,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
     if (after.action !== "allow") result = `${result}\n\n[${after.message}]`;
     halt = after.action === "halt";
   }
-  const durationMs = Math.round(performance.now() - started);
+  const durationMs = Math.round(monotonicMs() - started);
   log(failure.failed ? "warn" : "info", "tool", failure.failed ? "failed" : "done", {
     name,
     ms: durationMs,
