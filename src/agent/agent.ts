@@ -5,7 +5,6 @@
  * and persists each message as soon as it is final.
  */
 
-import { randomUUID } from "node:crypto";
 import type { ContentPart, Message, ToolCall } from "../llm/types.js";
 import type { MemoryStore } from "../state/memory-store.js";
 import { sessionIdNew } from "../state/titles.js";
@@ -82,6 +81,14 @@ function stopReasonOf(run: {
   if (run.error) return "error";
   if (run.completed) return "completed";
   return run.budgetSummary ? "budget" : "error";
+}
+
+let tasksStarted = 0;
+
+/** Names a run's tools (their processes and approvals) when the caller gave no task id: unique in the process. */
+function taskIdNew(): string {
+  tasksStarted += 1;
+  return `task-${process.pid}-${tasksStarted}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
 export class Agent {
@@ -228,7 +235,7 @@ export class Agent {
     }
 
     const published = this.publishedTools(toolNames);
-    const ctx = this.toolContext(opts.taskId ?? randomUUID(), signal);
+    const ctx = this.toolContext(opts.taskId ?? taskIdNew(), signal);
     const tools = published.definitions;
     this.toolTokens = schemaTokens(tools);
     this.guardrails?.resetForTurn();

@@ -3,7 +3,8 @@
  * reasoning-tag splitter, deterministic tool-call ids, and `collect()` which turns an event
  * stream into one complete reply.
  */
-import { createHash } from "node:crypto";
+
+import { nodeCrypto } from "../util/node-crypto.js";
 import { LlmError } from "./errors.js";
 import type { FinishReason, LlmEvent, ReasoningContinuity, ToolCall, Usage } from "./types.js";
 import { emptyUsage } from "./types.js";
@@ -42,7 +43,7 @@ export function normalizeFinishReason(raw: string | null | undefined, hasToolCal
 
 /** A stable id for a tool call the provider sent without one. */
 export function deterministicToolCallId(index: number, name: string, args: string): string {
-  const hash = createHash("sha256").update(`${name}\u0000${args}`).digest("hex").slice(0, 12);
+  const hash = nodeCrypto().createHash("sha256").update(`${name}\u0000${args}`).digest("hex").slice(0, 12);
   return `call_${index}_${hash}`;
 }
 

@@ -3,7 +3,6 @@
  * crashed leaves its lock behind; a lock untouched for `staleMs` is broken. Live holders keep
  * theirs fresh with a heartbeat, so long critical sections (an OAuth refresh) are not broken.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   mkdirSync,
@@ -16,6 +15,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { nodeCrypto } from "../util/node-crypto.js";
 
 export interface FileLockOptions {
   /** A lock file older than this is taken to belong to a dead process (default 10 s). */
@@ -61,7 +61,7 @@ function breakIfStale(lockPath: string, staleMs: number): boolean {
   }
   if (Date.now() - mtimeMs <= staleMs) return false;
   // Renaming first means only one waiter gets to delete the stale file.
-  const aside = `${lockPath}.stale-${randomBytes(4).toString("hex")}`;
+  const aside = `${lockPath}.stale-${nodeCrypto().randomBytes(4).toString("hex")}`;
   try {
     renameSync(lockPath, aside);
     unlinkSync(aside);
@@ -90,7 +90,7 @@ export function withFileLockSync<T>(lockPath: string, fn: () => T, options: File
   const staleMs = options.staleMs ?? 10_000;
   const pollMs = options.pollMs ?? 10;
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  const token = `${process.pid}-${randomBytes(8).toString("hex")}`;
+  const token = `${process.pid}-${nodeCrypto().randomBytes(8).toString("hex")}`;
   mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
   while (!tryCreate(lockPath, token)) {
     if (breakIfStale(lockPath, staleMs)) continue;
@@ -112,7 +112,7 @@ export async function withFileLock<T>(
   const staleMs = options.staleMs ?? 10_000;
   const pollMs = options.pollMs ?? 25;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  const token = `${process.pid}-${randomBytes(8).toString("hex")}`;
+  const token = `${process.pid}-${nodeCrypto().randomBytes(8).toString("hex")}`;
   mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
   while (!tryCreate(lockPath, token)) {
     if (breakIfStale(lockPath, staleMs)) continue;

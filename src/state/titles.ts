@@ -1,6 +1,4 @@
 /** Session ids and fallback titles. */
-import { randomBytes } from "node:crypto";
-
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 /** The ids this process handed out in the current second: 6 random hex digits collide by chance. */
@@ -11,6 +9,8 @@ const issued = new Set<string>();
  * A new session id, `YYYYMMDD_HHMMSS_xxxxxx` (UTC time, then 6 random hex digits): sorts by
  * creation time. Never the same twice within a process: a server starting a few hundred sessions
  * a second would otherwise draw a duplicate suffix within minutes (24 random bits per second).
+ * The suffix tells ids apart and is no secret (every session surface checks who owns a session),
+ * so it comes from Math.random rather than node:crypto, which a one-shot run would load for it.
  */
 export function sessionIdNew(now: Date = new Date()): string {
   const date = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}`;
@@ -21,7 +21,9 @@ export function sessionIdNew(now: Date = new Date()): string {
     issued.clear();
   }
   for (;;) {
-    const id = `${second}_${randomBytes(3).toString("hex")}`;
+    const id = `${second}_${Math.floor(Math.random() * 0x1000000)
+      .toString(16)
+      .padStart(6, "0")}`;
     if (issued.has(id)) continue;
     issued.add(id);
     return id;

@@ -3,9 +3,9 @@
  * accepts `POST /call {tool, args}` with a per-run bearer token and runs the tool with the
  * same context as the `execute_code` call itself (so approvals and the working directory apply).
  */
-import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { nodeCrypto } from "../util/node-crypto.js";
 import { capResult, DEFAULT_MAX_RESULT_CHARS, type ToolContext, type ToolRegistry } from "./registry.js";
 
 // Not an ESM import: on Node 24 the ESM namespace of node:http loads the bundled undici (~60 ms).
@@ -50,7 +50,8 @@ export async function startToolRpcServer(options: ToolRpcOptions): Promise<ToolR
   const handle = async (req: IncomingMessage): Promise<string> => {
     if (req.method !== "POST" || req.url !== "/call") throw new RpcError(404, "not found");
     const auth = Buffer.from(req.headers.authorization ?? "");
-    if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) throw new RpcError(401, "bad token");
+    if (auth.length !== expected.length || !nodeCrypto().timingSafeEqual(auth, expected))
+      throw new RpcError(401, "bad token");
     if (closed) throw new RpcError(410, "the script's run has ended");
     const body = await readJson(req);
     const tool = typeof body.tool === "string" ? body.tool : "";

@@ -7,11 +7,11 @@
  */
 
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { nodeCrypto } from "../util/node-crypto.js";
 import { cleanTerminalOutput, RingBuffer } from "./output-capture.js";
 import {
   type ChildExit,
@@ -106,7 +106,7 @@ export class ProcessManager {
       throw new Error(`too many background processes (${running}); kill some with process(action="kill") first`);
     }
     watchForExit(this);
-    const id = `proc_${randomBytes(6).toString("hex")}`;
+    const id = `proc_${nodeCrypto().randomBytes(6).toString("hex")}`;
     const outputFile = options.keepAlive ? join(this.keepAliveDir, `${id}.log`) : undefined;
     let outputFd: number | undefined;
     if (outputFile) {

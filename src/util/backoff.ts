@@ -5,7 +5,7 @@
  * value, a call counter and the clock, so concurrent sessions (in one process or many) that
  * fail at the same moment spread their retries instead of hammering the provider in step.
  */
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "./node-crypto.js";
 
 export interface BackoffOptions {
   /** Delay of the first retry before jitter (default 5 s). */
@@ -22,7 +22,8 @@ export interface BackoffOptions {
   maxRetryAfterMs?: number;
 }
 
-const PROCESS_SEED = randomBytes(4).readUInt32LE(0);
+/** Drawn on the first retry, not at start-up (a run that never retries never loads node:crypto). */
+let processSeed: number | undefined;
 const GOLDEN_RATIO_32 = 0x9e3779b9;
 let tick = 0;
 
@@ -37,7 +38,8 @@ function mix32(seed: number): number {
 export function decorrelatedRandom(): number {
   tick = (tick + 1) >>> 0;
   const clock = Number(process.hrtime.bigint() & 0xffffffffn);
-  return mix32((PROCESS_SEED ^ Math.imul(tick, GOLDEN_RATIO_32) ^ clock) >>> 0);
+  processSeed ??= nodeCrypto().randomBytes(4).readUInt32LE(0);
+  return mix32((processSeed ^ Math.imul(tick, GOLDEN_RATIO_32) ^ clock) >>> 0);
 }
 
 /**

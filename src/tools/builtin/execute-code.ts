@@ -3,10 +3,10 @@
  * tools through a generated client, so a chain of tool calls costs one model turn and only the
  * program's printed output enters the context.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { nodeCrypto } from "../../util/node-crypto.js";
 import { z } from "../../util/schema/index.js";
 import { ApprovalPolicy } from "../approval/policy.js";
 import { nodeClient, pythonClient, type ToolSignature, toolSignature } from "../code-clients.js";
@@ -162,7 +162,7 @@ export async function executeCode(
 
   const language = args.language ?? "python";
   const tools = allowedTools(registry, ctx);
-  const token = randomBytes(24).toString("hex");
+  const token = nodeCrypto().randomBytes(24).toString("hex");
   // Tool calls still running when the program ends (killed, timed out) are cancelled with it.
   const runEnded = new AbortController();
   const rpc = await startToolRpcServer({

@@ -1,7 +1,7 @@
 /** Low-level file helpers for the file tools: binary sniffing, text encodings and atomic writes. */
-import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
+import { nodeCrypto } from "../../util/node-crypto.js";
 import {
   type DecodedText,
   decodeText,
@@ -115,7 +115,10 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
   } catch {
     mode = undefined;
   }
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString("hex")}.tmp`,
+  );
   try {
     writeFileSync(temp, content, mode === undefined ? undefined : { mode });
     renameSync(temp, path);

@@ -57,6 +57,14 @@ function bundledSkills(bundleDir: string): string[] {
   return out;
 }
 
+function readIfPresent(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 function readManifest(path: string): Manifest {
   try {
     const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<Manifest>;
@@ -65,14 +73,6 @@ function readManifest(path: string): Manifest {
     // A missing or damaged manifest only means nothing is known to be ours yet.
   }
   return { files: {} };
-}
-
-function fileHash(path: string): string | undefined {
-  try {
-    return sha256(readFileSync(path));
-  } catch {
-    return undefined;
-  }
 }
 
 export function seedBundledSkills(home: string, options: { bundleDir?: string } = {}): SeedReport {
@@ -98,10 +98,13 @@ export function seedBundledSkills(home: string, options: { bundleDir?: string } 
     for (const file of files) {
       const rel = `${skillRel}/${file}`;
       const content = readFileSync(join(bundleDir, skillRel, file));
-      const bundledHash = sha256(content);
       const dest = join(root, skillRel, file);
-      const destHash = fileHash(dest);
+      const current = readIfPresent(dest);
       const seededHash = manifest.files[rel];
+      // The usual start: the file is as seeded. Comparing bytes spares hashing (and node:crypto).
+      if (seededHash !== undefined && current?.equals(content)) continue;
+      const bundledHash = sha256(content);
+      const destHash = current === undefined ? undefined : sha256(current);
       if (destHash === undefined) {
         if (seededHash !== undefined) {
           report.kept.push(rel);

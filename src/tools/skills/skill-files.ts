@@ -1,5 +1,4 @@
 /** File helpers for skill directories: containment checks, listing, atomic writes, hashing. */
-import { createHash, randomBytes } from "node:crypto";
 import {
   existsSync,
   lstatSync,
@@ -11,6 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { nodeCrypto } from "../../util/node-crypto.js";
 import { SKILL_FILE } from "./frontmatter.js";
 
 /** Most supporting files listed for one skill; deeper trees are cut off. */
@@ -73,7 +73,10 @@ export function listSkillFiles(skillDir: string): string[] {
 /** Writes through a temporary sibling and a rename, so readers never see half a file. */
 export function atomicWrite(path: string, content: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString("hex")}.tmp`,
+  );
   try {
     writeFileSync(temp, content, { flag: "wx" });
     renameSync(temp, path);
@@ -84,7 +87,7 @@ export function atomicWrite(path: string, content: string | Uint8Array): void {
 }
 
 export function sha256(content: string | Uint8Array): string {
-  return createHash("sha256").update(content).digest("hex");
+  return nodeCrypto().createHash("sha256").update(content).digest("hex");
 }
 
 /** Whether the bytes look like text (no NUL byte and valid UTF-8). */
