@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { seedBundledSkills } from "../../src/tools/skills/seed.js";
 import { startFakeProvider } from "../fake-provider/server.js";
-import { filesLoadedBy } from "../helpers/bundle-trace.js";
+import { traceRun } from "../helpers/bundle-trace.js";
 import { installDocsExample } from "../runtime/plugin-fixtures.js";
 
 /**
@@ -40,7 +41,17 @@ toolsets:
   - hermes-cli
 `;
 
+/** Node's own modules a one-shot run has no use for: each costs milliseconds to load (more on Node 24). */
+const BUILTINS_NOT_ON_THE_ONE_SHOT_PATH = ["crypto", "readline", "perf_hooks", "dns/promises", "zlib", "https", "tls"];
+
 async function oneShotRun(config: string | undefined, prepare?: (home: string) => void): Promise<string[]> {
+  return (await tracedOneShot(config, prepare)).files;
+}
+
+async function tracedOneShot(
+  config: string | undefined,
+  prepare?: (home: string) => void,
+): Promise<{ files: string[]; builtins: string[] }> {
   const fake = await startFakeProvider({
     script: [{ toolCalls: [{ name: "terminal", arguments: { command: "echo traced" } }] }, { text: "done" }],
   });
@@ -49,13 +60,13 @@ async function oneShotRun(config: string | undefined, prepare?: (home: string) =
     if (config !== undefined) writeFileSync(join(home, "config.yaml"), config);
     prepare?.(home);
     const args = ["chat", "-q", "run it", "--provider", "custom", "--base-url", `${fake.url}/v1`, "--model", "m"];
-    const files = await filesLoadedBy([...args, "--yolo", "-Q"], { home });
+    const trace = await traceRun([...args, "--yolo", "-Q"], { home });
     assert.equal(
       fake.requests.filter((r) => r.path.endsWith("/chat/completions")).length,
       2,
       "the run made its tool call",
     );
-    return files;
+    return trace;
   } finally {
     rmSync(home, { recursive: true, force: true });
     await fake.close();
@@ -84,6 +95,16 @@ for (const [label, config] of [
     );
   });
 }
+
+test("a one-shot run loads none of node:crypto, readline, perf_hooks, dns/promises, zlib or TLS", async () => {
+  // Not the first run in a home: that one seeds the bundled skills and hashes them for the manifest.
+  const { builtins } = await tracedOneShot(SIMPLE_CONFIG, (home) => seedBundledSkills(home));
+  assert.ok(builtins.includes("child_process") && builtins.includes("http"), "the trace lists Node's modules");
+  assert.deepEqual(
+    builtins.filter((name) => BUILTINS_NOT_ON_THE_ONE_SHOT_PATH.includes(name)),
+    [],
+  );
+});
 
 test("a config.yaml beyond the simple subset still loads, through the YAML parser", async () => {
   const loaded = await oneShotRun(`model:\n  default: &m m\nagent: {max_turns: 30}\n`);

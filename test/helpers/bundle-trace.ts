@@ -33,6 +33,14 @@ export interface TraceOptions {
  * CommonJS requires). Asynchronous, so a fake provider in this process can answer the run.
  */
 export async function filesLoadedBy(args: string[], options: TraceOptions = {}): Promise<string[]> {
+  return (await traceRun(args, options)).files;
+}
+
+/** The files (as filesLoadedBy) and Node's own modules (`crypto`, `internal/...`) a run loaded. */
+export async function traceRun(
+  args: string[],
+  options: TraceOptions = {},
+): Promise<{ files: string[]; builtins: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), "hermes-trace-"));
   const traceFile = join(dir, "trace.txt");
   try {
@@ -41,8 +49,11 @@ export async function filesLoadedBy(args: string[], options: TraceOptions = {}):
       ["--import", "./test/helpers/import-trace.mjs", "dist/cli/main.js", ...args],
       { env: { ...process.env, ...options.env, IMPORT_TRACE_FILE: traceFile, HERMES_HOME: options.home ?? dir } },
     );
-    const urls = readFileSync(traceFile, "utf8").split("\n").filter(Boolean);
-    return [...new Set(urls.filter((url) => url.startsWith("file:")))];
+    const lines = readFileSync(traceFile, "utf8").split("\n").filter(Boolean);
+    return {
+      files: [...new Set(lines.filter((line) => line.startsWith("file:")))],
+      builtins: lines.filter((line) => line.startsWith("builtin:")).map((line) => line.slice("builtin:".length)),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
