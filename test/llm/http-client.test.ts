@@ -157,7 +157,7 @@ describe("httpRequest", () => {
     );
   });
 
-  test("gzip, deflate and br bodies are decoded", async () => {
+  test("gzip, deflate and br bodies are decoded, whatever the case of the coding's name", async () => {
     const json = JSON.stringify({ error: { message: "x".repeat(2000) } });
     const encoders: Record<string, (data: Buffer) => Buffer> = {
       gzip: gzipSync,
@@ -167,10 +167,11 @@ describe("httpRequest", () => {
     const server = await startCountingServer((req, res) => {
       const encoding = String(req.headers["x-want"]);
       res.writeHead(200, { "content-encoding": encoding, "content-type": "application/json" });
-      res.end(encoders[encoding]!(Buffer.from(json)));
+      res.end(encoders[encoding.toLowerCase()]!(Buffer.from(json)));
     });
     try {
-      for (const encoding of Object.keys(encoders)) {
+      // Content codings are case-insensitive: a server may well send GZIP.
+      for (const encoding of [...Object.keys(encoders), "GZIP", "Br"]) {
         const response = await httpRequest(server.url, { headers: { "x-want": encoding } });
         assert.equal(response.headers["content-encoding"], encoding);
         assert.deepEqual(await response.json(), JSON.parse(json), encoding);
