@@ -34,6 +34,7 @@ const MODULES = {
       "test/tools/opaque-commands",
       "test/tools/evasion-corpus",
       "test/tools/dangerous",
+      "test/tools/approval-bypasses",
     ],
   },
   http: {
