@@ -9,6 +9,7 @@
  */
 
 import { isPostgresUrl } from "./postgres/url.js";
+import type { SessionRecord } from "./session-store.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-driver.js";
 import { searchTextSql } from "./sqlite-schema.js";
@@ -124,16 +125,10 @@ function toolCallsOf(raw: string | null): string | null {
 export interface SessionPlan {
   id: string;
   /** Set when the session is new here (no earlier import brought it). */
-  insert: {
-    parentSessionId: string | null;
-    title: string | null;
-    source: string;
-    model: string | null;
-    startedAt: number;
-    lastActive: number;
-    endedAt: number | null;
-    systemPrompt: string | null;
-  } | null;
+  insert: Pick<
+    SessionRecord,
+    "parentSessionId" | "title" | "source" | "model" | "startedAt" | "lastActive" | "endedAt" | "systemPrompt"
+  > | null;
   title: string | null;
   endedAt: number | null;
   /** prompt, completion, cache read, cache write and total tokens, estimated and actual cost. */

@@ -6,7 +6,12 @@ import { test } from "node:test";
 import { importHermesPython } from "../../src/state/import-hermes-python.js";
 import { openSessionStore } from "../../src/state/session-store.js";
 import { isOriginalStateDb, storeFileFor } from "../../src/state/store-location.js";
-import { appendOriginalMessages, type OriginalSession, writeOriginalStateDb } from "./original-state-db.js";
+import {
+  appendOriginalMessages,
+  type OriginalSession,
+  writeOriginalStateDb,
+  zeppelinSession,
+} from "./original-state-db.js";
 import { tempDir } from "./temp-dir.js";
 
 const checksum = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
@@ -17,26 +22,7 @@ function fixture(): OriginalSession[] {
     bulk.push({ role: i % 2 ? "assistant" : "user", content: `bulk message ${i} about topic${i % 97}` });
   }
   return [
-    {
-      id: "20250301_101500_a1b2c3",
-      title: "Fixing the zeppelin build",
-      source: "telegram",
-      startedAt: 1_740_824_100,
-      messages: [
-        { role: "user", content: "Why does the zeppelin build fail? 🚀 Ünïcödé" },
-        {
-          role: "assistant",
-          content: null,
-          reasoning: "Look at the log first.",
-          toolCalls: [
-            { id: "call_1", type: "function", function: { name: "terminal", arguments: '{"command":"make"}' } },
-          ],
-        },
-        { role: "tool", content: "make: *** [all] Error 2", toolCallId: "call_1", toolName: "terminal" },
-        { role: "assistant", content: "The Makefile target is missing." },
-        { role: "user", content: "an exchange the user rewound", active: 0 },
-      ],
-    },
+    zeppelinSession("Why does the zeppelin build fail? 🚀 Ünïcödé"),
     {
       id: "20250301_120000_d4e5f6",
       parent: "20250301_101500_a1b2c3",

@@ -112,3 +112,27 @@ export function appendOriginalMessages(path: string, sessionId: string, texts: s
   for (const [i, text] of texts.entries()) insert.run(sessionId, text, 2_000_000_000 + i);
   db.close();
 }
+
+/** A session of the original with a tool call, its result, reasoning and a rewound message; `question` opens it. */
+export function zeppelinSession(question: string): OriginalSession {
+  return {
+    id: "20250301_101500_a1b2c3",
+    title: "Fixing the zeppelin build",
+    source: "telegram",
+    startedAt: 1_740_824_100,
+    messages: [
+      { role: "user", content: question },
+      {
+        role: "assistant",
+        content: null,
+        reasoning: "Look at the log first.",
+        toolCalls: [
+          { id: "call_1", type: "function", function: { name: "terminal", arguments: '{"command":"make"}' } },
+        ],
+      },
+      { role: "tool", content: "make: *** [all] Error 2", toolCallId: "call_1", toolName: "terminal" },
+      { role: "assistant", content: "The Makefile target is missing." },
+      { role: "user", content: "an exchange the user rewound", active: 0 },
+    ],
+  };
+}

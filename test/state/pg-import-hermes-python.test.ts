@@ -4,7 +4,12 @@ import { test } from "node:test";
 import { importHermesPython } from "../../src/state/import-hermes-python.js";
 import { openSessionStore } from "../../src/state/session-store.js";
 import { postgresOrSkip } from "../helpers/postgres.js";
-import { appendOriginalMessages, type OriginalSession, writeOriginalStateDb } from "./original-state-db.js";
+import {
+  appendOriginalMessages,
+  type OriginalSession,
+  writeOriginalStateDb,
+  zeppelinSession,
+} from "./original-state-db.js";
 import { tempDir } from "./temp-dir.js";
 
 const pg = postgresOrSkip();
@@ -13,25 +18,7 @@ function sessions(): OriginalSession[] {
   const bulk: OriginalSession["messages"] = [];
   for (let i = 0; i < 1_203; i++) bulk.push({ role: i % 2 ? "assistant" : "user", content: `bulk ${i} topic${i % 7}` });
   return [
-    {
-      id: "20250301_101500_a1b2c3",
-      title: "Fixing the zeppelin build",
-      source: "telegram",
-      startedAt: 1_740_824_100,
-      messages: [
-        { role: "user", content: "Why does the zeppelin build fail? \u0000 a NUL in the log" },
-        {
-          role: "assistant",
-          content: null,
-          reasoning: "Look at the log first.",
-          toolCalls: [
-            { id: "call_1", type: "function", function: { name: "terminal", arguments: '{"command":"make"}' } },
-          ],
-        },
-        { role: "tool", content: "make: *** [all] Error 2", toolCallId: "call_1", toolName: "terminal" },
-        { role: "user", content: "an exchange the user rewound", active: 0 },
-      ],
-    },
+    zeppelinSession("Why does the zeppelin build fail? \u0000 a NUL in the log"),
     { id: "20250302_090000_bulk00", startedAt: 1_740_906_000, messages: bulk },
     { id: "taken-by-ours", startedAt: 1_740_906_100, messages: [{ role: "user", content: "not copied" }] },
   ];
@@ -54,13 +41,13 @@ if (pg) {
         unchanged: 0,
         idTaken: ["taken-by-ours"],
       });
-      assert.deepEqual(report.messages, { inSource: 1_208, added: 1_206, rewound: 1, alreadyImported: 1 });
+      assert.deepEqual(report.messages, { inSource: 1_209, added: 1_207, rewound: 1, alreadyImported: 1 });
       assert.deepEqual(report.mismatches, []);
 
       const first = await store.getSession("20250301_101500_a1b2c3");
       assert.equal(first?.title, "Fixing the zeppelin build");
       assert.equal(first?.source, "telegram");
-      assert.equal(first?.messageCount, 3);
+      assert.equal(first?.messageCount, 4);
       assert.equal(first?.startedAt, 1_740_824_100_000);
       const messages = await store.getMessages("20250301_101500_a1b2c3");
       assert.equal(messages[0]?.content, "Why does the zeppelin build fail? \u0000 a NUL in the log");
@@ -76,7 +63,7 @@ if (pg) {
       appendOriginalMessages(original, "20250301_101500_a1b2c3", ["one more about quetzals"]);
       const third = await importHermesPython(original, url);
       assert.deepEqual([third.sessions.updated, third.messages.added], [1, 1]);
-      assert.equal((await store.getSession("20250301_101500_a1b2c3"))?.messageCount, 4);
+      assert.equal((await store.getSession("20250301_101500_a1b2c3"))?.messageCount, 5);
       assert.equal((await store.search("quetzals")).length, 1);
     } finally {
       store.close();
