@@ -158,6 +158,26 @@ export type MessageRow = [
 export const MESSAGE_INSERT_COLUMNS =
   "session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id, tool_name, finish_reason, reasoning, created_at";
 
+/** The values of a new session's row, in the column order both writers insert them; `text` escapes text columns. */
+export function sessionInsertValues(
+  plan: SessionPlan,
+  insert: NonNullable<SessionPlan["insert"]>,
+  text: (value: string | null) => string | null = (value) => value,
+): unknown[] {
+  return [
+    plan.id,
+    insert.parentSessionId,
+    text(insert.title),
+    insert.source,
+    insert.model,
+    insert.startedAt,
+    insert.lastActive,
+    insert.endedAt,
+    ...plan.counters,
+    text(insert.systemPrompt),
+  ];
+}
+
 /** What an import writes for one session, given the source messages after `since`. */
 function planSession(session: SourceSession, since: number | undefined, rows: SourceMessage[]): SessionPlan {
   const started = ms(session.started_at) ?? 0;
@@ -361,18 +381,7 @@ async function importIntoSqlite(targetPath: string, source: ImportSource, report
           const plan = source.plan(id, since);
           const { insert } = plan;
           if (insert) {
-            insertSession.run(
-              id,
-              insert.parentSessionId,
-              insert.title,
-              insert.source,
-              insert.model,
-              insert.startedAt,
-              insert.lastActive,
-              insert.endedAt,
-              ...plan.counters,
-              insert.systemPrompt,
-            );
+            insertSession.run(...sessionInsertValues(plan, insert));
             added.push(id);
           } else {
             refreshSession.run(plan.title, plan.endedAt, ...plan.counters, id);

@@ -10,6 +10,7 @@ import {
   MESSAGE_INSERT_COLUMNS,
   mismatches,
   type SessionPlan,
+  sessionInsertValues,
   tally,
 } from "../import-hermes-python.js";
 import { PgConnection, type Queryable } from "./connection.js";
@@ -74,18 +75,7 @@ async function writeSession(client: Queryable, plan: SessionPlan): Promise<void>
         message_count, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
         estimated_cost, actual_cost, system_prompt)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [
-        plan.id,
-        insert.parentSessionId,
-        toPgText(insert.title),
-        insert.source,
-        insert.model,
-        insert.startedAt,
-        insert.lastActive,
-        insert.endedAt,
-        ...plan.counters,
-        toPgText(insert.systemPrompt),
-      ],
+      sessionInsertValues(plan, insert, toPgText),
     );
   } else {
     await client.query(
