@@ -28,15 +28,16 @@ const MARKER = "// hermes-cli-bundle (scripts/bundle-cli.mjs)";
 
 /**
  * Packages inlined into the bundle: small pure-JS ones on the start-up path (commander and
- * eventsource-parser), and better-sqlite3's JavaScript half (its compiled addon still loads
- * from node_modules; package.json pins the version exactly, so the inlined wrapper always
- * matches the installed addon). Every other package stays a require() or import() of
+ * eventsource-parser), and better-sqlite3's JavaScript half, both the release Node 20 uses and
+ * the Node-API one newer Nodes use (each addon still loads from node_modules, by the path
+ * src/state/sqlite-driver.ts passes; package.json pins both versions exactly, so the inlined
+ * wrapper always matches the installed addon). Every other package stays a require() or import() of
  * node_modules at run time: large and lazily loaded (@aws-sdk/*, the MCP SDK, pi-tui,
  * @clack/prompts), needed only off the start-up path (yaml: config.yaml beyond the simple
  * subset, config edits), or also imported by those packages (zod, which the MCP SDK uses:
  * one copy in the process, not two). Node >= 20.19 can require() the ES-module-only ones.
  */
-const BUNDLED_PACKAGES = new Set(["commander", "eventsource-parser", "better-sqlite3"]);
+const BUNDLED_PACKAGES = new Set(["commander", "eventsource-parser", "better-sqlite3", "better-sqlite3-napi"]);
 
 const builtins = new Set(builtinModules);
 
@@ -76,6 +77,18 @@ const common = {
   logLevel: "warning",
 };
 
+/**
+ * esbuild escapes non-ASCII text in strings but leaves it in regular expressions and comments.
+ * One such character makes V8 hold the whole 2 MB source as a two-byte string, and makes the
+ * loader decode UTF-8; an ASCII bundle is read as latin1 straight into a one-byte string
+ * (src/cli/bundle-loader.ts). `\uXXXX` means the same code unit in a regular expression (with
+ * or without the u flag, a pair of escaped surrogates is one code point) and nothing in a comment.
+ */
+function asciiOnly(file) {
+  const text = file.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return { path: file.path, contents: Buffer.from(text, "latin1") };
+}
+
 if (readFileSync(join(ROOT, ENTRY), "utf8").includes(MARKER)) {
   console.error(`bundle-cli: ${ENTRY} is already a bundle; run \`npm run build\` (tsc, then this step)`);
   process.exit(1);
@@ -95,7 +108,7 @@ const program = await build({
   supported: { "dynamic-import": false },
   banner: { js: MARKER },
 });
-const [bundle] = program.outputFiles;
+const bundle = asciiOnly(program.outputFiles[0]);
 const bundleId = createHash("sha256").update(bundle.contents).digest("hex").slice(0, 16);
 
 const entry = await build({

@@ -85,3 +85,11 @@ test("the bundle loads packages with require(), never import(), which a cached s
   assert.doesNotMatch(bundle, /\bimport\(/);
   assert.match(bundle, /require\("@modelcontextprotocol\/sdk\/client\/index\.js"\)/);
 });
+
+test("the bundle is ASCII, so the loader reads it as latin1 into a one-byte string", () => {
+  const bundle = readFileSync("dist/cli/hermes.cjs");
+  const offending = bundle.findIndex((byte) => byte > 0x7f);
+  assert.equal(offending, -1, `non-ASCII byte at ${offending}`);
+  // The sources do use non-ASCII characters in regular expressions; the build escapes them.
+  assert.match(bundle.toString("latin1"), /\\u201c\\u201d\\u2018\\u2019/);
+});
