@@ -5,16 +5,18 @@
  * is built on Node-API, ships prebuilt addons and has no such destructor, but crashes on Node 20.
  * So Node 20 opens databases with 12 (compiled at install) and Node 22 or newer with 13.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import NodeApiDatabase from "better-sqlite3-napi";
 
 export type SqliteDatabase = Database.Database;
 export type SqliteStatement<
   BindParameters extends unknown[] | object = unknown[],
   Result = unknown,
 > = Database.Statement<BindParameters, Result>;
-type DatabaseClass = typeof Database;
 
 /** The package name the Node-API build is installed under (an npm alias of better-sqlite3 13). */
 export const NODE_API_PACKAGE = "better-sqlite3-napi";
@@ -26,29 +28,63 @@ export function usesNodeApiBuild(nodeVersion = process.versions.node): boolean {
 let chosen: { open: (path: string, options: Database.Options) => SqliteDatabase } | undefined;
 
 /**
- * Where the compiled addon of the Node 20 build is, when it is where npm builds it: otherwise
- * better-sqlite3 finds it through the `bindings` package, which probes a dozen paths per start.
+ * The directory a package is installed in, found the way Node's resolver would find it (the
+ * nearest `node_modules/<name>` above this module) but without the resolver itself: its first
+ * use costs a one-shot run a few milliseconds of compiling Node's own code. Falls back to
+ * `require.resolve` for layouts the walk does not know.
  */
-function compiledAddon(require: NodeJS.Require): Database.Options {
-  try {
-    const manifest = require.resolve("better-sqlite3/package.json");
-    const addon = manifest.replace(/package\.json$/, "build/Release/better_sqlite3.node");
-    return existsSync(addon) ? { nativeBinding: addon } : {};
-  } catch {
-    return {};
+export function installedPackageDir(
+  name: string,
+  require: NodeJS.Require,
+  from = dirname(fileURLToPath(import.meta.url)),
+): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (!dir.endsWith(`${sep}node_modules`) && existsSync(join(dir, "node_modules", name, "package.json"))) {
+      return join(dir, "node_modules", name);
+    }
+    if (dirname(dir) === dir) break;
   }
+  try {
+    return dirname(require.resolve(`${name}/package.json`));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether this Linux process runs on musl, from the dynamic loader mapped into it. */
+function onMusl(): boolean {
+  try {
+    return /\/ld-musl-[^/\s]*\.so/.test(readFileSync("/proc/self/maps", "latin1"));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where a build's addon is: compiled at install (`build/Release`) or, for the Node-API build,
+ * the prebuilt one for this platform. Given to better-sqlite3 as `nativeBinding`, so it neither
+ * probes a dozen paths through the `bindings` package (release 12) nor looks beside its own
+ * files, which inside the CLI bundle are not where the package is (release 13).
+ */
+export function addonPath(packageDir: string, prebuilt: boolean): string | undefined {
+  const compiled = join(packageDir, "build", "Release", "better_sqlite3.node");
+  if (existsSync(compiled)) return compiled;
+  if (!prebuilt) return undefined;
+  const platform = process.platform === "linux" && onMusl() ? "linuxmusl" : process.platform;
+  const path = join(packageDir, "prebuilds", `${platform}-${process.arch}.node`);
+  return existsSync(path) ? path : undefined;
 }
 
 function driver(): NonNullable<typeof chosen> {
   if (chosen) return chosen;
   const require = createRequire(import.meta.url);
-  if (usesNodeApiBuild()) {
-    const NodeApiDatabase = require(NODE_API_PACKAGE) as DatabaseClass;
-    chosen = { open: (path, options) => new NodeApiDatabase(path, options) };
-  } else {
-    const addon = compiledAddon(require);
-    chosen = { open: (path, options) => new Database(path, { ...options, ...addon }) };
-  }
+  const nodeApi = usesNodeApiBuild();
+  const name = nodeApi ? NODE_API_PACKAGE : "better-sqlite3";
+  const dir = installedPackageDir(name, require);
+  const addon = dir === undefined ? undefined : addonPath(dir, nodeApi);
+  const binding: Database.Options = addon === undefined ? {} : { nativeBinding: addon };
+  const Build = nodeApi ? NodeApiDatabase : Database;
+  chosen = { open: (path, options) => new Build(path, { ...options, ...binding }) };
   return chosen;
 }
 

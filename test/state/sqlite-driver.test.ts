@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
-import { usesNodeApiBuild } from "../../src/state/sqlite-driver.js";
+import { addonPath, installedPackageDir, usesNodeApiBuild } from "../../src/state/sqlite-driver.js";
 
 const DRIVER = resolve(import.meta.dirname, "..", "..", "src", "state", "sqlite-driver.ts");
 
@@ -40,4 +41,52 @@ test("a process that prepared many statements and dropped them exits cleanly", (
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+function withTree(files: string[], run: (root: string) => void): void {
+  const root = mkdtempSync(join(tmpdir(), "hermes-sqlite-driver-tree-"));
+  try {
+    for (const file of files) {
+      mkdirSync(join(root, file, ".."), { recursive: true });
+      writeFileSync(join(root, file), "{}");
+    }
+    run(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+test("a package is found in the nearest node_modules above the module, as Node's resolver finds it", () => {
+  const require = createRequire(import.meta.url);
+  withTree(["app/node_modules/pkg/package.json", "node_modules/pkg/package.json", "app/lib/deep/x"], (root) => {
+    assert.equal(
+      installedPackageDir("pkg", require, join(root, "app", "lib", "deep")),
+      join(root, "app", "node_modules", "pkg"),
+    );
+  });
+  // A dependency installed beside the package (node_modules/hermes-agent/dist/cli next to node_modules/pkg).
+  withTree(["node_modules/pkg/package.json", "node_modules/hermes-agent/dist/cli/x"], (root) => {
+    const from = join(root, "node_modules", "hermes-agent", "dist", "cli");
+    assert.equal(installedPackageDir("pkg", require, from), join(root, "node_modules", "pkg"));
+  });
+  // No walk finds it: Node's resolver decides (here, this project's own install).
+  withTree(["lib/x"], (root) => {
+    assert.equal(
+      installedPackageDir("better-sqlite3", require, join(root, "lib")),
+      resolve("node_modules", "better-sqlite3"),
+    );
+    assert.equal(installedPackageDir("no-such-package-anywhere", require, join(root, "lib")), undefined);
+  });
+});
+
+test("the addon is the one compiled at install, else the prebuilt one for this platform", () => {
+  const prebuilt = `prebuilds/${process.platform}-${process.arch}.node`;
+  withTree(["build/Release/better_sqlite3.node", prebuilt], (root) => {
+    assert.equal(addonPath(root, true), join(root, "build", "Release", "better_sqlite3.node"));
+  });
+  withTree([prebuilt, "prebuilds/other-os.node"], (root) => {
+    assert.equal(addonPath(root, true), join(root, prebuilt));
+    assert.equal(addonPath(root, false), undefined, "release 12 ships no prebuilt addons");
+  });
+  withTree(["prebuilds/other-os.node"], (root) => assert.equal(addonPath(root, true), undefined));
 });
