@@ -80,7 +80,8 @@ export type {
 export { loadPlugins, type PluginReport, type PluginSet } from "./runtime/plugins/loader.js";
 // State
 export { loadConfig } from "./state/config.js";
-export { DEFAULT_CONFIG, type HermesConfig } from "./state/config-schema.js";
+export { DEFAULT_CONFIG } from "./state/config-defaults.js";
+export type { HermesConfig } from "./state/config-schema.js";
 export { MemoryStore } from "./state/memory-store.js";
 export { hermesHome, hermesPaths } from "./state/paths.js";
 export { openSessionStore, type SessionStore, SessionStoreError } from "./state/session-store.js";

@@ -443,14 +443,3 @@ export type HermesConfig = z.output<typeof configSchema>;
 export type FallbackProvider = HermesConfig["fallback_providers"][number];
 export type McpServerConfig = HermesConfig["mcp_servers"][string];
 export type AuxiliaryTaskConfig = HermesConfig["auxiliary"]["compression"];
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object") {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-/** The configuration used when config.yaml is missing or empty. Frozen: copy before changing. */
-export const DEFAULT_CONFIG: Readonly<HermesConfig> = deepFreeze(configSchema.parse({}));

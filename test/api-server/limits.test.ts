@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createKeyRing, namespaceFor } from "../../src/api-server/auth.js";
 import { assertUsableKeys, keyProblem, resolveApiServerSettings } from "../../src/api-server/settings.js";
-import { DEFAULT_CONFIG } from "../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../src/state/config-defaults.js";
 import { gate, type Harness, KEY, modelRequests, OTHER_KEY, startHarness } from "./harness.js";
 
 const chatBody = (content: string, extra: Record<string, unknown> = {}) =>

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { authorize, pairingReply, requestPairing } from "../../src/gateway/authorization.js";
 import { resolveGatewaySettings } from "../../src/gateway/settings.js";
 import type { InboundMessage } from "../../src/gateway/types.js";
-import { DEFAULT_CONFIG } from "../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../src/state/config-defaults.js";
 import { openGatewayStore } from "../../src/state/gateway-store.js";
 import { tempDir } from "../state/temp-dir.js";
 

@@ -68,7 +68,7 @@ const ECHO_PLATFORM = `export function register(api) {
 test("a platform a plugin registers turns on like a built-in one and carries a conversation through the gateway", async () => {
   const { loadPlugins } = await import("../../src/runtime/plugins/loader.js");
   const { enabledPlatforms } = await import("../../src/gateway/platforms.js");
-  const { DEFAULT_CONFIG } = await import("../../src/state/config-schema.js");
+  const { DEFAULT_CONFIG } = await import("../../src/state/config-defaults.js");
   const home = tempDir("hermes-gw-plugin-platform-");
   writePlugin(home, "pigeon", ECHO_PLATFORM);
   const set = await loadPlugins({ home, config: DEFAULT_CONFIG });

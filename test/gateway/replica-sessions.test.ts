@@ -8,7 +8,7 @@ import { buildSessionKey } from "../../src/gateway/session-key.js";
 import { resolveGatewaySettings } from "../../src/gateway/settings.js";
 import type { InboundMessage } from "../../src/gateway/types.js";
 import { openRuntime } from "../../src/runtime/runtime.js";
-import { DEFAULT_CONFIG } from "../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../src/state/config-defaults.js";
 import type { Coordination } from "../../src/state/coordination.js";
 import { openGatewayStore } from "../../src/state/gateway-store.js";
 import { PgCoordination } from "../../src/state/postgres/coordination.js";

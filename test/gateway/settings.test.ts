@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { resolveGatewaySettings } from "../../src/gateway/settings.js";
-import { DEFAULT_CONFIG } from "../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../src/state/config-defaults.js";
 import { configuredHomeChannel } from "../../src/state/home-channel.js";
 
 test("mail allowlists match addresses whatever their case; other platforms' ids stay exact", () => {

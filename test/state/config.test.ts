@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ConfigError, getConfigValue, loadConfig, validateConfig } from "../../src/state/config.js";
-import { configSchema, DEFAULT_CONFIG } from "../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../src/state/config-defaults.js";
+import { configSchema } from "../../src/state/config-schema.js";
 import { tempDir } from "./temp-dir.js";
 
 function homeWith(yaml: string): string {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { approvalMessage, parsePress, questionMessage } from "../../../src/gateway/adapters/discord/buttons.js";
 import { toDiscordMarkdown } from "../../../src/gateway/adapters/discord/format.js";
 import { judge, placeOf, rulesFrom } from "../../../src/gateway/adapters/discord/inbound.js";
-import { DEFAULT_CONFIG } from "../../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../../src/state/config-defaults.js";
 
 test("markdown: tables become aligned code blocks; what Discord renders passes through untouched", () => {
   const table = "| name | qty |\n|------|----:|\n| apple | 3 |\n| kiwi | 12 |";

@@ -5,7 +5,7 @@ import { rulesFrom } from "../../../src/gateway/adapters/discord/inbound.js";
 import { probe } from "../../../src/gateway/adapters/discord/platform.js";
 import { enabledPlatforms } from "../../../src/gateway/platforms.js";
 import { PlatformSendError } from "../../../src/gateway/types.js";
-import { DEFAULT_CONFIG } from "../../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../../src/state/config-defaults.js";
 import { startDiscordGateway } from "../../fakes/discord/harness.js";
 import { startFakeDiscord } from "../../fakes/discord/server.js";
 import { tempDir } from "../../state/temp-dir.js";

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { probe } from "../../../src/gateway/adapters/telegram/platform.js";
 import { enabledPlatforms } from "../../../src/gateway/platforms.js";
 import type { InboundMessage } from "../../../src/gateway/types.js";
-import { DEFAULT_CONFIG } from "../../../src/state/config-schema.js";
+import { DEFAULT_CONFIG } from "../../../src/state/config-defaults.js";
 import { startTelegramGateway } from "../../fakes/telegram/gateway.js";
 import { ALICE, type BotMessage, FakeTelegram } from "../../fakes/telegram/server.js";
 import { tempDir } from "../../state/temp-dir.js";
