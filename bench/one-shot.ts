@@ -1,6 +1,7 @@
 /**
  * One-shot run with one terminal tool call against the fake provider: wall time and max RSS of
- * `hermes chat -q ... --yolo`, interleaved with a bare `node -e 0` measured the same way.
+ * `hermes chat -q ... --yolo`, interleaved with a bare `node -e 0` and with the same task's I/O
+ * done by a minimal script (bench/one-shot-floor.cjs), each measured the same way.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +11,8 @@ import { formatKiB, formatRatio, formatSample, type Row, summarize } from "./sta
 import { startTaskProvider, TASK_OUTPUT, TASK_PROMPT } from "./task.js";
 
 export const HERMES_ENTRY = resolve("dist/cli/main.js");
+/** The same task's I/O in a minimal script: the floor a one-shot run is measured against. */
+const FLOOR_SCRIPT = resolve("bench/one-shot-floor.cjs");
 const CLI_DIR = resolve("dist/cli");
 
 /** Removes the CLI's V8 code caches, so the next run is like the first one after a build. */
@@ -52,15 +55,20 @@ export async function benchOneShot(runs = 10, node?: string, label = ""): Promis
   const hermes: ChildRun[] = [];
   const uncached: ChildRun[] = [];
   const bare: ChildRun[] = [];
+  const floor: ChildRun[] = [];
+  const floorDb = join(dir, "floor.db");
   try {
     for (let i = 0; i < runs + 1; i++) {
       provider.reset();
       const run = await runNodeOk(hermesOneShotArgs(provider.url), { cwd, env, ...on });
       assertTaskDone("hermes", run);
       const baseline = await runNodeOk(["-e", "0"], { cwd, env, ...on });
+      const minimal = await runNodeOk([FLOOR_SCRIPT, `${provider.url}/v1`, floorDb], { cwd, env, ...on });
+      assertTaskDone("the floor script", minimal);
       if (i === 0) continue; // the warm-up run fills the page cache and creates the state DB
       hermes.push(run);
       bare.push(baseline);
+      floor.push(minimal);
     }
     for (let i = 0; i < Math.ceil(runs / 2); i++) {
       provider.reset();
@@ -78,12 +86,19 @@ export async function benchOneShot(runs = 10, node?: string, label = ""): Promis
   const bareWall = summarize(bare.map((r) => r.ms));
   const rss = summarize(hermes.map((r) => r.maxRssKiB));
   const bareRss = summarize(bare.map((r) => r.maxRssKiB));
+  const floorWall = summarize(floor.map((r) => r.ms));
   return [
     {
       figure: `one-shot run, one terminal call: wall (${runs} runs)${label}`,
       value: formatSample(wall, "ms"),
       baseline: `node -e 0: ${formatSample(bareWall, "ms")}`,
       ratio: formatRatio(wall.median, bareWall.median),
+    },
+    {
+      figure: `floor: the same requests, command and session write in a minimal script${label}`,
+      value: formatSample(floorWall, "ms"),
+      baseline: `node -e 0: ${formatSample(bareWall, "ms")}`,
+      ratio: formatRatio(floorWall.median, bareWall.median),
     },
     {
       figure: `one-shot run, first after a build (no code cache yet; ${uncached.length} runs)${label}`,
