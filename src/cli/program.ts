@@ -92,7 +92,13 @@ function addChatOptions(cmd: Command): Command {
     );
 }
 
-export function buildProgram(): Command {
+/**
+ * The command tree. `only: "chat"` builds the root and `chat` alone, for a run whose first word
+ * is `chat`: commander then parses exactly as with the whole tree (a subcommand's options,
+ * help and errors do not involve its siblings), and the run skips registering some thirty
+ * command groups it cannot reach.
+ */
+export function buildProgram(only?: "chat"): Command {
   const program = new Command("hermes")
     .description("Hermes: a self-improving AI agent with tools, memory and skills")
     .version(`hermes ${packageVersion()}`, "-V, --version", "print the version")
@@ -132,6 +138,7 @@ export function buildProgram(): Command {
       await runChat({ ...program.opts(), ...opts });
     },
   );
+  if (only === "chat") return program;
 
   registerConfigCommands(program);
   registerAuthCommands(program);
@@ -185,7 +192,7 @@ async function unknownCommand(program: Command, argv: string[]): Promise<UsageEr
 }
 
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv[2] === "chat" ? "chat" : undefined);
   try {
     const unknown = await unknownCommand(program, argv);
     if (unknown) {
