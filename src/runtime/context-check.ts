@@ -11,6 +11,7 @@ import {
   type ProbeOptions,
   probeContextLength,
 } from "../llm/context-windows.js";
+import { cachedContextLength, rememberContextLength } from "../state/context-length-cache.js";
 import { UsageError } from "./errors.js";
 
 export interface ContextCheckInput {
@@ -22,6 +23,8 @@ export interface ContextCheckInput {
   configured: number;
   /** `model.min_context_length`: 0 turns the check off. */
   minimum: number;
+  /** The home whose context_length_cache.yaml holds windows learned earlier; none: nothing is kept. */
+  home?: string | undefined;
 }
 
 export interface ContextCheck {
@@ -38,13 +41,23 @@ export async function checkContextWindow(
   input: ContextCheckInput,
   probe: (options: ProbeOptions) => Promise<number | undefined> = probeContextLength,
 ): Promise<ContextCheck> {
-  let tokens = input.configured > 0 ? input.configured : contextWindowFor(input.model);
+  // A window the server reported before (to us, or to the original agent) is more specific than
+  // the table's, which goes by the model's name alone.
+  const cache = input.home !== undefined && input.baseUrl ? { home: input.home, baseUrl: input.baseUrl } : undefined;
+  let tokens =
+    input.configured > 0
+      ? input.configured
+      : ((cache && (await cachedContextLength(cache.home, input.model, cache.baseUrl))) ??
+        contextWindowFor(input.model));
   let probed = false;
   if (!tokens && input.baseUrl && PROBED_PROVIDERS.has(input.provider)) {
     probed = true;
     tokens = await probe({ baseUrl: input.baseUrl, model: input.model, apiKey: input.apiKey, timeoutMs: 3000 }).catch(
       () => undefined,
     );
+    if (tokens && cache) {
+      await rememberContextLength(cache.home, input.model, cache.baseUrl, tokens).catch(() => undefined);
+    }
   }
   if (!tokens) return probed ? { probed } : {};
   try {

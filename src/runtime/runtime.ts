@@ -294,6 +294,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       apiKey: overrides.apiKey,
       configured: config.model.context_length,
       minimum: config.model.min_context_length,
+      home,
     }),
     openSessionStore(storeLocation),
   ]);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -105,6 +105,40 @@ test("a window under the minimum still stops the run with the usage error", asyn
     assert.match(run.stderr, /8,192/);
     assert.match(run.stderr, /min_context_length 0/);
     assert.ok(!front.seen.includes("POST /v1/chat/completions"));
+  } finally {
+    await front.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("a window the server reported is kept in context_length_cache.yaml, and the next run does not ask again", async () => {
+  const home = mkdtempSync(join(tmpdir(), "hermes-startup-"));
+  const front = await startFront(200_000, () => true);
+  try {
+    assert.equal((await hermes(home, front.url)).code, 0);
+    assert.equal((await hermes(home, front.url)).code, 0);
+    assert.deepEqual(
+      front.seen.filter((request) => request === "GET /v1/models"),
+      ["GET /v1/models"],
+    );
+    const cache = readFileSync(join(home, "context_length_cache.yaml"), "utf8");
+    assert.equal(cache, `context_lengths:\n  m@${front.url}/v1: 200000\n`);
+  } finally {
+    await front.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("the original agent's context_length_cache.yaml is honoured without asking the server", async () => {
+  const home = mkdtempSync(join(tmpdir(), "hermes-startup-"));
+  const front = await startFront(200_000, () => true);
+  try {
+    // As the original writes it: a window too small for the agent, learned earlier.
+    writeFileSync(join(home, "context_length_cache.yaml"), `context_lengths:\n  m@${front.url}/v1: 8192\n`);
+    const run = await hermes(home, front.url);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /8,192/);
+    assert.deepEqual(front.seen, []);
   } finally {
     await front.close();
     rmSync(home, { recursive: true, force: true });
