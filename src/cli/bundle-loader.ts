@@ -3,8 +3,9 @@
  * a V8 code cache beside it. Compiling the CLI's JavaScript was the largest single cost of a
  * one-shot run; with the cache, V8 reuses the bytecode of the previous run instead. The cache
  * file is named after the build (so a rebuild never meets a stale one) and after the kind of
- * run (chat or other command, which compile different code). V8 itself rejects a cache made
- * by another Node version or other flags; the run then writes a fresh one as it exits. Where
+ * run (one-shot, interactive chat or other command, which compile different code), and written
+ * only by a run its caller deems typical of its kind. V8 itself rejects a cache made by another
+ * Node version or other flags; the run then writes a fresh one as it exits. Where
  * dist/ is read-only the CLI simply runs without a cache. The bundle loads packages with
  * require() only: Node 20 cannot give import() to a script compiled from a code cache.
  */
@@ -52,7 +53,12 @@ function writeCache(path: string, script: Script): void {
   }
 }
 
-export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string): CliModule {
+export interface LoadOptions {
+  /** Asked at exit, when a cache is to be written: whether this run compiled what runs of its kind need. */
+  worthCaching?: () => boolean;
+}
+
+export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string, options: LoadOptions = {}): CliModule {
   const path = fileURLToPath(bundleUrl);
   const cachePath = cachePathFor(path, bundleId, kind);
   const cachedData = readCache(cachePath);
@@ -63,10 +69,11 @@ export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string): 
     ...(cachedData ? { cachedData } : {}),
   });
   // Written at exit, so it holds the bytecode of every function this run compiled; only by a
-  // run that succeeded, since one that stopped early (a usage error) compiled little.
+  // run that succeeded, since one that stopped early (a usage error) compiled little, and that
+  // the caller deems typical of its kind.
   if (!cachedData || script.cachedDataRejected) {
     process.once("exit", (code) => {
-      if (code === 0) writeCache(cachePath, script);
+      if (code === 0 && (options.worthCaching?.() ?? true)) writeCache(cachePath, script);
     });
   }
   const module = { exports: {} as CliModule };

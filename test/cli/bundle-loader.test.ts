@@ -24,9 +24,14 @@ function runLoader(bundle: string, ...args: string[]): Record<string, unknown> {
 }
 
 function runLoaderRaw(bundle: string, ...args: string[]): { status: number | null; stdout: string } {
+  return runLoaderWith(bundle, "{}", ...args);
+}
+
+/** `options`: the loader's options, as JavaScript source. */
+function runLoaderWith(bundle: string, options: string, ...args: string[]): { status: number | null; stdout: string } {
   const script = `
     const { loadBundledCli } = await import(${JSON.stringify(LOADER)});
-    const cli = loadBundledCli(new URL(${JSON.stringify(pathToFileURL(bundle).href)}), "test-id", "chat");
+    const cli = loadBundledCli(new URL(${JSON.stringify(pathToFileURL(bundle).href)}), "test-id", "chat", ${options});
     process.exitCode = await cli.runCli(["node", "hermes", ...process.argv.slice(1)]);`;
   const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, "--", ...args], {
     encoding: "utf8",
@@ -97,6 +102,28 @@ test("each V8 version has its own code cache, so two Nodes sharing an install do
     assert.ok(cache.endsWith(`-v8-${process.versions.v8}.v8cache`));
     assert.ok(existsSync(cache));
     assert.equal(readFileSync(otherNodes, "utf8"), "made by another Node");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a successful run that its caller deems untypical writes no code cache", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-loader-"));
+  try {
+    const bundle = join(dir, "hermes.cjs");
+    writeFileSync(bundle, BUNDLE);
+    const cache = cachePathFor(bundle, "test-id", "chat");
+    // Asked at exit, not at load: the run decides what it was while it runs.
+    const decidedLate = "{ worthCaching: () => globalThis.typicalRun === true }";
+    assert.equal(runLoaderWith(bundle, decidedLate, "help").status, 0);
+    assert.equal(existsSync(cache), false);
+    assert.equal(runLoaderWith(bundle, `(globalThis.typicalRun = false, ${decidedLate})`, "x").status, 0);
+    assert.equal(existsSync(cache), false);
+    assert.equal(
+      runLoaderWith(bundle, `(setTimeout(() => { globalThis.typicalRun = true; }), ${decidedLate})`, "x").status,
+      0,
+    );
+    assert.equal(existsSync(cache), true);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { RunResult } from "../../agent/agent.js";
 import { redactSecrets } from "../../util/redact.js";
+import { markTurnCompleted } from "../../util/turn-marker.js";
 import { EXIT, UsageError } from "../exit-codes.js";
 import type { ChatFlags } from "../program.js";
 import { attachProgress } from "../progress.js";
@@ -93,6 +94,7 @@ async function runChatTurn(flags: ChatFlags, startedAt: number): Promise<void> {
   let error: string | undefined;
   try {
     result = await runtime.agent.runConversation(query);
+    markTurnCompleted();
     error = result.error;
     if (result.completed) {
       // No second model call here: the first message names the session.

@@ -15,6 +15,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import { discoverSkills, type Skill } from "../../tools/skills/discovery.js";
 import { expandSkillCommand } from "../../tools/skills/slash-command.js";
 import { estimateTextTokens, estimateTokens } from "../../util/tokens.js";
+import { markTurnCompleted } from "../../util/turn-marker.js";
 import type { ChatFlags } from "../program.js";
 import { buildRuntime, type Runtime, type RuntimeOptions } from "../runtime.js";
 import { SessionTitler } from "../session-titles.js";
@@ -259,6 +260,7 @@ export class ChatController implements SlashContext {
     const outcome: TurnOutcome = { text };
     try {
       outcome.result = await this.current.agent.runConversation(text, history ? { conversationHistory: history } : {});
+      markTurnCompleted();
       if (outcome.result.error) outcome.error = outcome.result.error;
       this.addUsage(outcome.result);
       if (outcome.result.completed) {
