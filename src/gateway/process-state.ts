@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { atomicWriteFile } from "../state/atomic-write.js";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import type { AdapterHealth } from "./types.js";
 
 export interface GatewayProcessState {

@@ -7,10 +7,10 @@
  * token. Credentials seeded from environment variables are never written.
  */
 import { readFileSync } from "node:fs";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import type { CredentialRecord } from "../util/credential-record.js";
 import { isEnvSeeded } from "../util/credential-record.js";
 import { z } from "../util/schema/index.js";
-import { atomicWriteFile } from "./atomic-write.js";
 import { type FileLockOptions, FileLockTimeoutError, withFileLock } from "./file-lock.js";
 
 export const AUTH_STORE_VERSION = 1;

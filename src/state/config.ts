@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isMap, isScalar, isSeq, parseDocument, type Document as YamlDocument } from "yaml";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import type { AnySchema } from "../util/schema/index.js";
-import { atomicWriteFile } from "./atomic-write.js";
 import { ConfigError, type LoadedConfig, readSimpleConfig, validateConfig, valueAt } from "./config-load.js";
 import { configSchema } from "./config-schema.js";
 import { schemaAt, schemaKind } from "./config-walk.js";

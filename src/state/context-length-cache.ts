@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { atomicWriteFile } from "./atomic-write.js";
+import { atomicWriteFile } from "../util/atomic-write.js";
 
 export const CONTEXT_LENGTH_CACHE_FILE = "context_length_cache.yaml";
 

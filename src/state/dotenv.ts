@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
-import { atomicWriteFile } from "./atomic-write.js";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import { hermesPaths } from "./paths.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

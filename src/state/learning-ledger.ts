@@ -6,9 +6,9 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import type { ChangeLedger, NewChange } from "../util/change-ledger.js";
 import { unifiedDiff } from "../util/unified-diff.js";
-import { atomicWriteFile } from "./atomic-write.js";
 import { withFileLockSync } from "./file-lock.js";
 
 export interface LedgerEntry extends NewChange {

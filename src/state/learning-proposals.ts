@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { atomicWriteFile } from "./atomic-write.js";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import { withFileLockSync } from "./file-lock.js";
 
 export interface Proposal {

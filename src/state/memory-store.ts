@@ -7,8 +7,8 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import { scanForThreats } from "../util/threats.js";
-import { atomicWriteFile } from "./atomic-write.js";
 import { FileLockTimeoutError, withFileLockSync } from "./file-lock.js";
 
 export type MemoryTarget = "memory" | "user";

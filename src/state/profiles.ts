@@ -5,7 +5,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { atomicWriteFile } from "./atomic-write.js";
+import { atomicWriteFile } from "../util/atomic-write.js";
 import { hermesHome, hermesPaths, hermesRoot, profilePaths } from "./paths.js";
 
 export const DEFAULT_PROFILE = "default";

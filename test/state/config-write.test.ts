@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { atomicWriteFile } from "../../src/state/atomic-write.js";
 import {
   ConfigError,
   isSecretKey,
@@ -12,6 +11,7 @@ import {
   unsetConfigValue,
 } from "../../src/state/config.js";
 import { loadDotEnv, readDotEnv, setEnvValue } from "../../src/state/dotenv.js";
+import { atomicWriteFile } from "../../src/util/atomic-write.js";
 import { tempDir } from "./temp-dir.js";
 
 const COMMENTED = `# My Hermes settings

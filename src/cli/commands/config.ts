@@ -192,7 +192,7 @@ export function registerConfigCommands(program: Command, io: CommandIo = process
       const s = await state();
       const { existsSync } = await import("node:fs");
       const { spawnSync } = await import("node:child_process");
-      const { atomicWriteFile } = await import("../../state/atomic-write.js");
+      const { atomicWriteFile } = await import("../../util/atomic-write.js");
       const path = s.hermesPaths().config;
       if (!existsSync(path)) {
         atomicWriteFile(path, "# Hermes configuration. Every key and its default: hermes help configuration\n");

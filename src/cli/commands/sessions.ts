@@ -171,7 +171,7 @@ export function registerSessionsCommands(program: Command, io: CommandIo = proce
       const { redactSecrets } = await import("../../util/redact.js");
       const json = `${JSON.stringify(exported, (_key, value) => (typeof value === "string" ? redactSecrets(value) : value), 2)}\n`;
       if (!opts.out) return io.out(json);
-      const { atomicWriteFile } = await import("../../state/atomic-write.js");
+      const { atomicWriteFile } = await import("../../util/atomic-write.js");
       atomicWriteFile(opts.out, json, { mode: 0o600 });
       io.out(`Exported ${exported.messages.length} messages to ${opts.out}`);
     });

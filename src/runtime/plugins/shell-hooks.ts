@@ -15,8 +15,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type HookEvent, type HookHandler, isHookEvent } from "../../agent/hooks.js";
-import { atomicWriteFile } from "../../state/atomic-write.js";
 import type { HermesConfig } from "../../state/config-schema.js";
+import { atomicWriteFile } from "../../util/atomic-write.js";
 
 export const DEFAULT_SHELL_HOOK_TIMEOUT_S = 30;
 const MAX_OUTPUT_BYTES = 256 * 1024;

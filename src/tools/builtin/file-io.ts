@@ -1,7 +1,7 @@
 /** Low-level file helpers for the file tools: binary sniffing, text encodings and atomic writes. */
-import { closeSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
-import { nodeCrypto } from "../../util/node-crypto.js";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { extname } from "node:path";
+import { atomicWriteFile } from "../../util/atomic-write.js";
 import {
   type DecodedText,
   decodeText,
@@ -105,31 +105,11 @@ export function isBinaryFile(path: string): boolean {
 }
 
 /**
- * Write through a temporary file in the same directory and rename it over the target, so a
- * reader never sees half a file. An existing file keeps its permission bits.
+ * Replaces a file the agent edits in one step, keeping its mode (an executable script stays
+ * executable); the directory must exist.
  */
-export function writeFileAtomic(path: string, content: string | Buffer): void {
-  let mode: number | undefined;
-  try {
-    mode = statSync(path).mode & 0o7777;
-  } catch {
-    mode = undefined;
-  }
-  const temp = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString("hex")}.tmp`,
-  );
-  try {
-    writeFileSync(temp, content, mode === undefined ? undefined : { mode });
-    renameSync(temp, path);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // The temporary file was never created.
-    }
-    throw error;
-  }
+export function writeFileAtomic(path: string, content: string | Uint8Array): void {
+  atomicWriteFile(path, content, { keepMode: true, durable: false, createDirectories: false });
 }
 
 /** A text file as the file tools edit it: LF text when the file is CRLF throughout, and its format. */

@@ -1,15 +1,7 @@
 /** File helpers for skill directories: containment checks, listing, atomic writes, hashing. */
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { atomicWriteFile } from "../../util/atomic-write.js";
 import { nodeCrypto } from "../../util/node-crypto.js";
 import { SKILL_FILE } from "./frontmatter.js";
 
@@ -72,18 +64,7 @@ export function listSkillFiles(skillDir: string): string[] {
 
 /** Writes through a temporary sibling and a rename, so readers never see half a file. */
 export function atomicWrite(path: string, content: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString("hex")}.tmp`,
-  );
-  try {
-    writeFileSync(temp, content, { flag: "wx" });
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  atomicWriteFile(path, content, { keepMode: true, durable: false });
 }
 
 export function sha256(content: string | Uint8Array): string {

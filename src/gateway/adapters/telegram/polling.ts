@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Api } from "grammy";
 import type { Update } from "grammy/types";
-import { atomicWriteFile } from "../../../state/atomic-write.js";
+import { atomicWriteFile } from "../../../util/atomic-write.js";
 import { sleepWithSignal } from "../../../util/backoff.js";
 import { describeError, isGrammyError } from "./errors.js";
 
