@@ -157,6 +157,10 @@ export async function runScenario(db: TestPostgres, replicaCount: number): Promi
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
+      // A replica marks a delivery sent after the platform took it, so the last answers can be
+      // on the bus a moment before their rows say so; a send the killed replica left in flight is
+      // settled by a survivor after HERMES_GATEWAY_STALE_SEND_SECONDS.
+      await settledDeliveries(client, 30_000);
       const { rows } = await client.query<{ body: string; state: string; possible_duplicate: number }>(
         "SELECT body, state, possible_duplicate FROM gateway_deliveries WHERE platform = 'bus'",
       );
@@ -220,5 +224,17 @@ export async function runScenario(db: TestPostgres, replicaCount: number): Promi
     await stopChildren(children.values());
     await bus.close();
     await model.close();
+  }
+}
+
+/** Resolves once no bus delivery is still being sent, or after `limitMs` (the assertions then say which). */
+async function settledDeliveries(client: pg.Client, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    const { rows } = await client.query<{ n: string }>(
+      "SELECT count(*) AS n FROM gateway_deliveries WHERE platform = 'bus' AND state = 'sending'",
+    );
+    if (Number(rows[0]?.n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
