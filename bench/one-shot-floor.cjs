@@ -13,7 +13,9 @@ const [baseUrl, databaseFile] = process.argv.slice(2);
 const nodeApi = Number(process.versions.node.split(".")[0]) >= 22;
 const pkg = join(__dirname, "..", "node_modules", nodeApi ? "better-sqlite3-napi" : "better-sqlite3");
 const compiled = join(pkg, "build", "Release", "better_sqlite3.node");
-const nativeBinding = existsSync(compiled) ? compiled : join(pkg, "prebuilds", `${process.platform}-${process.arch}.node`);
+const nativeBinding = existsSync(compiled)
+  ? compiled
+  : join(pkg, "prebuilds", `${process.platform}-${process.arch}.node`);
 const Database = require(pkg);
 
 const db = new Database(databaseFile, { nativeBinding });
