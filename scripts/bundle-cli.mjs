@@ -13,6 +13,7 @@
 // dist/cli/bundle-meta.json (esbuild's metafile) maps both outputs to the modules they hold.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,6 +53,27 @@ const externalPackages = {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith("node:") || builtins.has(args.path)) return { path: args.path, external: true };
       return BUNDLED_PACKAGES.has(packageName(args.path)) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
+/**
+ * commander requires node:child_process as it loads, for executable subcommands (`hermes-foo`
+ * files), which this CLI has none of; loading it costs `hermes --help` and every command a few
+ * milliseconds on Node 24. The inlined copy takes it on first use instead. If a commander
+ * upgrade changes that line, the build stops here rather than quietly losing the change.
+ */
+const EAGER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const lazyCommanderChildProcess = {
+  name: "lazy-commander-child-process",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes(EAGER_CHILD_PROCESS)) {
+        throw new Error(`${args.path} no longer says ${EAGER_CHILD_PROCESS}: update lazyCommanderChildProcess`);
+      }
+      const lazy = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: source.replace(EAGER_CHILD_PROCESS, lazy), loader: "js" };
     });
   },
 };
@@ -99,7 +121,7 @@ const program = await build({
   entryPoints: [`${CLI_DIR}/program.js`],
   outfile: BUNDLE,
   format: "cjs",
-  plugins: [externalPackages],
+  plugins: [externalPackages, lazyCommanderChildProcess],
   // Every module of the bundle shares one URL: the bundle's own, passed in by the loader.
   define: { "import.meta.url": "__hermesBundleUrl" },
   // import() of a package becomes require(): Node 20 loses the import() callback of a script

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { bundleContents, filesLoadedBy, modulesBehind } from "../helpers/bundle-trace.js";
+import { bundleContents, filesLoadedBy, modulesBehind, traceRun } from "../helpers/bundle-trace.js";
 
 const HEAVY = [
   /better-sqlite3/,
@@ -50,6 +50,15 @@ for (const args of [["--version"], ["--help"]]) {
     assert.deepEqual(heavy, []);
   });
 }
+
+test("hermes --help does not load node:child_process (the inlined commander takes it on first use)", async () => {
+  const { builtins } = await traceRun(["--help"]);
+  assert.ok(builtins.includes("fs"), "the trace lists Node's modules");
+  assert.deepEqual(
+    builtins.filter((name) => name.includes("child_process")),
+    [],
+  );
+});
 
 test("the bundle holds the command tree with commander inlined", () => {
   const bundled = bundleContents().get(pathToFileURL(resolve("dist/cli/hermes.cjs")).href) ?? [];
