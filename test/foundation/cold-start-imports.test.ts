@@ -64,6 +64,9 @@ test("the bundle holds the command tree with commander inlined", () => {
   const bundled = bundleContents().get(pathToFileURL(resolve("dist/cli/hermes.cjs")).href) ?? [];
   assert.ok(bundled.includes(pathToFileURL(resolve("dist/cli/program.js")).href));
   assert.ok(bundled.some((url) => url.includes("/node_modules/commander/")));
+  // Both better-sqlite3 releases' JavaScript (Node 20's and the Node-API one newer Nodes use).
+  assert.ok(bundled.some((url) => url.includes("/node_modules/better-sqlite3/lib/")));
+  assert.ok(bundled.some((url) => url.includes("/node_modules/better-sqlite3-napi/lib/")));
   assert.ok(!bundled.some((url) => url.includes("/node_modules/zod/")));
 });
 
