@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { RecordedRequest } from "../test/fake-provider/types.js";
 import { startBenchFake } from "./fake.js";
@@ -19,6 +19,8 @@ const KEY = "bench-key-6f0c1d9e8a7b5c4d";
 export const CONCURRENCY = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const MIB = 1024 * 1024;
+/** The same I/O per request in a minimal server: what hermes is measured against. */
+const FLOOR_SCRIPT = resolve("bench/api-server-floor.cjs");
 
 interface Timed {
   ms: number;
@@ -64,8 +66,13 @@ function lastUserText(req: RecordedRequest): string {
   return users.at(-1)?.content ?? "";
 }
 
+interface Cpu {
+  user: number;
+  system: number;
+}
+
 /** CPU time the process has used so far, in ms (clock ticks of 10 ms). */
-function cpuMsOf(pid: number): { user: number; system: number } {
+function cpuMsOf(pid: number): Cpu {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
@@ -87,9 +94,47 @@ async function burst(url: string, headers: Record<string, string>, round: number
   return { times: results.map((r) => r.ms), crossTalk };
 }
 
+interface Server {
+  base: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts a server in a child process and waits until it says where it listens. */
+async function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<Server> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+  };
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+        const match = /listening on (http:\/\/\S+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}: ${stderr}`)));
+    });
+    return { base, pid: child.pid!, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+interface Served {
+  times: number[];
+  crossTalk: number;
+}
+
 export async function benchApiServer(): Promise<Row[]> {
+  let template: unknown;
   const fake = await startBenchFake({
     fallback: (req) => {
+      template ??= req.body;
       fake.requests.length = 0;
       return { text: `marker ${lastUserText(req)}` };
     },
@@ -99,11 +144,11 @@ export async function benchApiServer(): Promise<Row[]> {
     join(home, "config.yaml"),
     `model:\n  default: m\n  provider: custom\n  base_url: ${fake.url}/v1\ngateway:\n  api_server:\n    max_concurrent_runs: ${CONCURRENCY}\n`,
   );
-  const child = spawn(
-    process.execPath,
-    [...(process.env.BENCH_CHILD_ARGS?.split(" ") ?? []), "dist/cli/main.js", "gateway", "run"],
-    {
-      env: {
+  const servers: Server[] = [];
+  try {
+    const hermes = await startServer(
+      [...(process.env.BENCH_CHILD_ARGS?.split(" ") ?? []), "dist/cli/main.js", "gateway", "run"],
+      {
         ...process.env,
         HERMES_HOME: home,
         API_SERVER_ENABLED: "true",
@@ -111,66 +156,85 @@ export async function benchApiServer(): Promise<Row[]> {
         API_SERVER_PORT: "0",
         OPENROUTER_API_KEY: "",
       },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  try {
-    const base = await new Promise<string>((resolve, reject) => {
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-        const match = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${stderr}`)));
-    });
-    const idleRss = rssOf(child.pid!);
+    );
+    servers.push(hermes);
+    const idleRss = rssOf(hermes.pid);
     const auth = { authorization: `Bearer ${KEY}` };
     // One warm-up burst each: the first requests compile code paths and open connections.
-    await burst(`${base}/v1/chat/completions`, auth, -1, "warm");
+    await burst(`${hermes.base}/v1/chat/completions`, auth, -1, "warm");
     await burst(`${fake.url}/v1/chat/completions`, {}, -1, "warm");
-    const cpuBefore = cpuMsOf(child.pid!);
+    // The floor sends the model exactly the request body hermes sent.
+    const templateFile = join(home, "floor-request.json");
+    writeFileSync(templateFile, JSON.stringify(template));
+    const floorArgs = process.env.BENCH_FLOOR_ARGS?.split(" ") ?? [];
+    const floor = await startServer(
+      [...floorArgs, FLOOR_SCRIPT, `${fake.url}/v1`, templateFile, join(home, "floor.db")],
+      {
+        ...process.env,
+        API_SERVER_KEY: KEY,
+      },
+    );
+    servers.push(floor);
+    await burst(`${floor.base}/v1/chat/completions`, auth, -1, "warm");
+
+    const cpuBefore = { hermes: cpuMsOf(hermes.pid), floor: cpuMsOf(floor.pid) };
     const direct: number[] = [];
-    const served: number[] = [];
-    let crossTalk = 0;
+    const served: Served = { times: [], crossTalk: 0 };
+    const minimal: Served = { times: [], crossTalk: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       direct.push(...(await burst(`${fake.url}/v1/chat/completions`, {}, round, "direct")).times);
-      const viaServer = await burst(`${base}/v1/chat/completions`, auth, round, "server");
-      served.push(...viaServer.times);
-      crossTalk += viaServer.crossTalk;
+      for (const [server, into, label] of [
+        [hermes, served, "server"],
+        [floor, minimal, "floor"],
+      ] as const) {
+        const result = await burst(`${server.base}/v1/chat/completions`, auth, round, label);
+        into.times.push(...result.times);
+        into.crossTalk += result.crossTalk;
+      }
     }
-    const loadedRss = rssOf(child.pid!);
-    const cpuAfter = cpuMsOf(child.pid!);
-    const perRequest = (spent: number) => spent / (ROUNDS * CONCURRENCY);
-    const userPerRequest = perRequest(cpuAfter.user - cpuBefore.user);
-    const systemPerRequest = perRequest(cpuAfter.system - cpuBefore.system);
-    const ms = (value: number) => `${value.toFixed(1)} ms`;
+    const loadedRss = rssOf(hermes.pid);
+    const cpuAfter = { hermes: cpuMsOf(hermes.pid), floor: cpuMsOf(floor.pid) };
     const count = ROUNDS * CONCURRENCY;
+    const perRequest = (before: Cpu, after: Cpu) => ({
+      user: (after.user - before.user) / count,
+      system: (after.system - before.system) / count,
+    });
+    const ms = (value: number) => `${value.toFixed(1)} ms`;
+    const added = (times: number[], p: number) =>
+      `${ms(percentile(times, p))} (+${ms(percentile(times, p) - percentile(direct, p))})`;
+    const cpu = (spent: { user: number; system: number }) =>
+      `${ms(spent.user + spent.system)} (user ${ms(spent.user)}, system ${ms(spent.system)})`;
+    const hermesCpu = perRequest(cpuBefore.hermes, cpuAfter.hermes);
+    const floorCpu = perRequest(cpuBefore.floor, cpuAfter.floor);
     return [
       {
         figure: `streamed chat completion, ${CONCURRENCY} at once: p50 to last byte`,
-        value: ms(percentile(served, 50)),
+        value: ms(percentile(served.times, 50)),
         baseline: `${ms(percentile(direct, 50))} (fake provider direct)`,
-        ratio: `+${ms(percentile(served, 50) - percentile(direct, 50))}`,
+        ratio: `+${ms(percentile(served.times, 50) - percentile(direct, 50))}`,
       },
       {
         figure: `the same: p99 to last byte`,
-        value: ms(percentile(served, 99)),
+        value: ms(percentile(served.times, 99)),
         baseline: `${ms(percentile(direct, 99))} (fake provider direct)`,
-        ratio: `+${ms(percentile(served, 99) - percentile(direct, 99))}`,
+        ratio: `+${ms(percentile(served.times, 99) - percentile(direct, 99))}`,
       },
       {
-        figure: "server CPU per streamed request",
-        value: ms(userPerRequest + systemPerRequest),
-        baseline: `user ${ms(userPerRequest)}, system ${ms(systemPerRequest)}`,
+        figure: "floor: the same requests through a minimal relay (bench/api-server-floor.cjs), p50 / p99",
+        value: `${added(minimal.times, 50)} / ${added(minimal.times, 99)}`,
+        baseline: "over the fake provider direct",
       },
-      { figure: `replies with another request's marker (of ${count})`, value: String(crossTalk), baseline: "0" },
+      { figure: "server CPU per streamed request", value: cpu(hermesCpu), baseline: `floor: ${cpu(floorCpu)}` },
+      {
+        figure: `replies with another request's marker (of ${count})`,
+        value: String(served.crossTalk),
+        baseline: `floor: ${minimal.crossTalk}`,
+      },
       { figure: "server RSS, idle after start", value: `${idleRss.toFixed(1)} MiB`, baseline: "target ≤ 80 MiB" },
       { figure: `server RSS after ${count + CONCURRENCY} streamed requests`, value: `${loadedRss.toFixed(1)} MiB` },
     ];
   } finally {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    for (const server of servers) await server.stop();
     await fake.close();
     rmSync(home, { recursive: true, force: true });
   }
