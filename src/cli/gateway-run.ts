@@ -119,7 +119,8 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     stops.push(async () => cron.close());
     const { registerCronjobTool } = await import("../tools/builtin/cronjob.js");
     const { cronToolBackend } = await import("../cron/tool-backend.js");
-    const scheduler = cronToolBackend(cron);
+    const { configuredHosts } = await import("../cron/job-fields.js");
+    const scheduler = cronToolBackend(cron, { home, configuredHosts: configuredHosts(runtime.config) });
     registerCronjobTool(runtime.registry, scheduler);
     if (platforms.adapters.length > 0) {
       const { GatewayRunner } = await import("../gateway/runner.js");

@@ -15,6 +15,7 @@ import type { GatewayStore } from "../state/gateway-store.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
 import { spawnGroup, superviseChild } from "../tools/process-group.js";
 import { queueDeliveries } from "./deliver.js";
+import { isCronJobId } from "./job-fields.js";
 import { jobSkills, preflight, scriptPath, skillInstructions } from "./job-preflight.js";
 import { isSilentResponse } from "./schedule.js";
 
@@ -73,8 +74,13 @@ function buildPrompt(job: CronJob, scriptOutput: string | undefined, home: strin
   const skills = skillInstructions(jobSkills(job, home).skills);
   if (skills) parts.push(skills);
   for (const other of job.contextFrom) {
-    const output = latestOutput(home, other);
-    if (output) parts.push(`Latest output of job ${other}:\n${output}`);
+    // "self": this job's own previous output, so a recurring job can carry on from its last run.
+    const id = other === "self" ? job.id : other;
+    // An id is a directory name: anything else (an imported or hand-edited job) is not read.
+    if (!isCronJobId(id)) continue;
+    const output = latestOutput(home, id);
+    if (output)
+      parts.push(`${other === "self" ? "This job's previous output" : `Latest output of job ${id}`}:\n${output}`);
   }
   if (scriptOutput !== undefined) parts.push(`Output of the job's script:\n${scriptOutput}`);
   parts.push(job.prompt);

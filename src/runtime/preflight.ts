@@ -5,7 +5,7 @@
  */
 import type { ProviderSpec } from "../llm/providers.js";
 import { listToolsets, validateToolset } from "../tools/toolsets.js";
-import { baseUrlProblem } from "../util/base-url.js";
+import { baseUrlProblem, isLoopbackUrl } from "../util/base-url.js";
 import { nearestNames } from "../util/edit-distance.js";
 import { UsageError } from "./errors.js";
 
@@ -19,22 +19,12 @@ export function checkBaseUrl(value: string, source: string): string {
   return value.trim();
 }
 
-function isLoopback(baseUrl: string | undefined): boolean {
-  if (!baseUrl) return false;
-  try {
-    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
-    return host === "localhost" || host === "::1" || /^127\./.test(host);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Refuses a provider that needs a key when none is set, naming where one would come from. A
  * server on this machine (any provider pointed at loopback) is assumed to need none.
  */
 export function requireCredential(info: ProviderSpec, baseUrl: string | undefined, hasKey: boolean): void {
-  if (hasKey || info.apiKey || info.keyOptional || KEYLESS_PROVIDERS.has(info.id) || isLoopback(baseUrl)) return;
+  if (hasKey || info.apiKey || info.keyOptional || KEYLESS_PROVIDERS.has(info.id) || isLoopbackUrl(baseUrl)) return;
   const variables = info.keyEnvVars.join(" or ");
   throw new UsageError(
     `no API key for ${info.label} (${info.id}): set ${variables} (in the environment or $HERMES_HOME/.env), ` +

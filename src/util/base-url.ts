@@ -17,3 +17,19 @@ export function baseUrlProblem(value: string): string | undefined {
   if (!url.hostname) return "it has no host";
   return undefined;
 }
+
+/** Whether `host` (a URL's hostname, IPv6 in brackets or not) names this machine's loopback interface. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/** Whether `baseUrl` is a URL on this machine's loopback interface. */
+export function isLoopbackUrl(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  try {
+    return isLoopbackHost(new URL(baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}

@@ -103,6 +103,7 @@ test("hermes cron pause and resume, remove, and tick when nothing is due", async
 test("hermes cron create records the job's model, skills, working directory and inputs, and checks them", async () => {
   const { home, hermes } = setup();
   const project = tempDir("hermes-cron-project-");
+  const upstream = /Created ([0-9a-f]{12})/.exec((await hermes("cron", "create", "every 1h", "collect")).stdout)?.[1];
   const created = await hermes(
     "cron",
     "create",
@@ -115,7 +116,7 @@ test("hermes cron create records the job's model, skills, working directory and 
     "--workdir",
     project,
     "--context-from",
-    "aaaaaaaaaaaa",
+    `${upstream},self`,
   );
   assert.equal(created.code, 0, created.stderr);
   const id = /Created ([0-9a-f]{12})/.exec(created.stdout)?.[1] as string;
@@ -125,8 +126,11 @@ test("hermes cron create records the job's model, skills, working directory and 
   store.close();
   assert.deepEqual(
     [job?.model, job?.provider, job?.skills, job?.workdir, job?.contextFrom],
-    ["claude-x", "anthropic", ["inbox-triage", "summarise"], project, ["aaaaaaaaaaaa"]],
+    ["claude-x", "anthropic", ["inbox-triage", "summarise"], project, [upstream, "self"]],
   );
+  const strayJob = await hermes("cron", "create", "every 1h", "x", "--context-from", "bbbbbbbbbbbb");
+  assert.equal(strayJob.code, 2);
+  assert.match(strayJob.stderr, /--context-from: no job bbbbbbbbbbbb/);
   const missingDir = await hermes("cron", "create", "every 1h", "x", "--workdir", join(project, "nope"));
   assert.equal(missingDir.code, 2);
   assert.match(missingDir.stderr, /--workdir .*nope is not a directory/);

@@ -199,10 +199,7 @@ test("a job the agent schedules from a chat with the cronjob tool delivers back 
     ],
   });
   try {
-    registerCronjobTool(
-      w.gw.runtime.registry,
-      cronToolBackend(w.cron, () => w.clock.now),
-    );
+    registerCronjobTool(w.gw.runtime.registry, cronToolBackend(w.cron, { now: () => w.clock.now, home: w.gw.home }));
     w.gw.adapter.inject({ chatId: "dev-chat", messageId: "1", text: "tell me every hour how the build is" });
     const confirmation = await w.gw.adapter.waitForText(/^scheduled:/, "dev-chat");
     assert.match(confirmation, /"success":true/);
@@ -227,7 +224,7 @@ test("the cronjob tool explains what is missing instead of failing", async () =>
   assert.match(none.error, /not available here/);
   const w = await world();
   try {
-    const services = { cron: cronToolBackend(w.cron) };
+    const services = { cron: cronToolBackend(w.cron, { home: w.gw.home }) };
     assert.match(JSON.parse(await cronjobTool({ action: "pause" }, { services })).error, /pause needs job_id/);
     assert.match(
       JSON.parse(await cronjobTool({ action: "create", prompt: "x" }, { services })).error,
@@ -280,7 +277,7 @@ test("/cron lists and manages this chat's jobs only; another chat's job looks li
   const { GatewayRunner } = await import("../../src/gateway/runner.js");
   const w = await world();
   try {
-    const scheduler = cronToolBackend(w.cron, () => w.clock.now);
+    const scheduler = cronToolBackend(w.cron, { now: () => w.clock.now, home: w.gw.home });
     const mine = (await scheduler.create(
       { schedule: "every 1h", prompt: "x", name: "mine" },
       { platform: "test", chatId: "chat-1" },

@@ -123,7 +123,7 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
     .option("--base-url <url>", "the endpoint for --model (a custom or self-hosted server)")
     .option("--skills <names>", "comma-separated skills whose instructions go before the prompt")
     .option("--workdir <dir>", "a project directory: commands run there and its AGENTS.md is read")
-    .option("--context-from <ids>", "comma-separated jobs whose latest output goes before the prompt")
+    .option("--context-from <ids>", "comma-separated jobs (or self) whose latest output goes before the prompt")
     .action(async (schedule: string, prompt: string, opts: Record<string, string | boolean | undefined>) => {
       const { parseSchedule, ScheduleError } = await import("../../cron/schedule.js");
       const { nextRunAfter } = await import("../../cron/timing.js");
@@ -141,6 +141,10 @@ export function registerCronCommands(program: Command, io: CommandIo = processIo
         throw new UsageError("--no-agent needs --script: there is nothing else to deliver");
       const extra = await jobExtras(opts);
       await withCron(async (store) => {
+        for (const other of extra.contextFrom ?? []) {
+          if (other !== "self" && !(await store.getJob(other)))
+            throw new UsageError(`--context-from: no job ${other} (hermes cron list shows the ids)`);
+        }
         const now = Date.now();
         const job = await store.createJob({
           name: (opts.name as string | undefined) ?? prompt.slice(0, 40),

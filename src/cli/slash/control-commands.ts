@@ -148,9 +148,10 @@ const settingsCommands: Command[] = [
       const { storeLocation } = await import("../../state/store-target.js");
       const { cronToolBackend } = await import("../../cron/tool-backend.js");
       const { cronCommand } = await import("../../tools/builtin/cron-command.js");
-      const store = await openCronStore(await storeLocation(ctx.runtime.agent.options.home ?? hermesHome()));
+      const home = ctx.runtime.agent.options.home ?? hermesHome();
+      const store = await openCronStore(await storeLocation(home));
       try {
-        ctx.print(await cronCommand(cronToolBackend(store), null, args));
+        ctx.print(await cronCommand(cronToolBackend(store, { home }), null, args));
       } finally {
         store.close();
       }

@@ -21,6 +21,15 @@ export interface CronToolJobSpec {
   name?: string;
   deliver?: string;
   repeat?: number;
+  skills?: string[];
+  script?: string;
+  no_agent?: boolean;
+  context_from?: string[];
+  enabled_toolsets?: string[];
+  workdir?: string;
+  model?: string;
+  provider?: string;
+  base_url?: string;
 }
 
 /**
@@ -58,6 +67,30 @@ export const cronjobParameters = z.object({
       "Where results go: origin (this chat, the default from a chat), local, all, a platform, or platform:chat_id",
     ),
   repeat: z.number().int().min(1).optional().describe("Fire at most this many times"),
+  skills: z
+    .array(z.string())
+    .optional()
+    .describe("Installed skills whose instructions each run follows, in order; [] clears"),
+  script: z
+    .string()
+    .optional()
+    .describe("A script file in the scripts folder of the Hermes home; its output is given to each run; '' clears"),
+  no_agent: z.boolean().optional().describe("With script: deliver the script's output as it is, no model call"),
+  context_from: z
+    .array(z.string())
+    .optional()
+    .describe("Jobs (ids, or 'self') whose latest output each run gets as context; [] clears"),
+  enabled_toolsets: z.array(z.string()).optional().describe("Limit runs to these toolsets; [] restores the default"),
+  workdir: z
+    .string()
+    .optional()
+    .describe("Absolute project directory: commands run there, its AGENTS.md is read; '' clears"),
+  model: z.string().optional().describe("Run on this model instead of the default; '' clears"),
+  provider: z.string().optional().describe("The provider for model"),
+  base_url: z
+    .string()
+    .optional()
+    .describe("The endpoint for model: the provider's own, a local server, or one config.yaml uses"),
 });
 
 export type CronjobArgs = z.infer<typeof cronjobParameters>;
@@ -78,13 +111,8 @@ export async function cronjobTool(args: CronjobArgs, ctx: Pick<ToolContext, "ser
     if (!args.job_id) throw new Error(`${args.action} needs job_id (see action list)`);
     return args.job_id;
   };
-  const spec: CronToolJobSpec = {
-    ...(args.schedule !== undefined ? { schedule: args.schedule } : {}),
-    ...(args.prompt !== undefined ? { prompt: args.prompt } : {}),
-    ...(args.name !== undefined ? { name: args.name } : {}),
-    ...(args.deliver !== undefined ? { deliver: args.deliver } : {}),
-    ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
-  };
+  const { action: _action, job_id: _jobId, ...fields } = args;
+  const spec = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as CronToolJobSpec;
   try {
     switch (args.action) {
       case "create":

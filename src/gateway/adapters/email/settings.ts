@@ -4,7 +4,7 @@
  * and 465, STARTTLS otherwise) with certificate checks; plain text is allowed only to a loopback
  * address, and only when asked for explicitly.
  */
-import { isIP } from "node:net";
+import { isLoopbackHost } from "../../../util/base-url.js";
 import { type PlatformContext, platformSetting } from "../../platform-catalog.js";
 import { platformConfig } from "../../settings.js";
 
@@ -31,12 +31,6 @@ const truthy = (value: string) => /^(1|true|yes|on)$/i.test(value.trim());
 
 const setting = (context: PlatformContext, envName: string, key: string) =>
   platformSetting(context, "email", envName, key);
-
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (bare === "localhost" || bare === "::1") return true;
-  return isIP(bare) === 4 && bare.startsWith("127.");
-}
 
 /** A yes/no setting: the environment, else `platforms.email.extra.<key>` (a YAML boolean or a word). */
 function flag(context: PlatformContext, envName: string, key: string): boolean {
