@@ -15,6 +15,7 @@ import { discoverSkills } from "../tools/skills/discovery.js";
 import { seedBundledSkills } from "../tools/skills/seed.js";
 import { buildSkillsIndex } from "../tools/skills/skills-index.js";
 import { registerSkillsTools } from "../tools/skills/tools.js";
+import { WebsiteBlocklist } from "../tools/web/blocklist.js";
 
 export interface SessionTools {
   approvals: ApprovalPolicy;
@@ -63,6 +64,7 @@ export async function assembleTools(
     },
     ...(config.web.backend ? { webBackend: config.web.backend } : {}),
     ...(config.web.allow_private_urls ? { webAllowPrivateUrls: true } : {}),
+    websiteBlocklist: WebsiteBlocklist.from(config.security.website_blocklist, home, input.notice),
   });
 
   try {

@@ -372,6 +372,16 @@ export const configSchema = z.object(
       /** Tool calls one script may make through its RPC client. */
       max_tool_calls: integerAtLeast(1, 50),
     }),
+    security: section({
+      /** Hosts the web tools may not reach (see docs/security.md). */
+      website_blocklist: section({
+        enabled: bool(false),
+        /** Rules: `example.com` (it and every name under it), `*.example.com` (names under it). */
+        domains: stringList(),
+        /** Files of rules, one per line (`#` comments); relative paths are under $HERMES_HOME. */
+        shared_files: stringList(),
+      }),
+    }),
     web: section({
       /** Search/extract backend: "" picks the first with a key (tavily, exa, firecrawl). */
       backend: text(""),

@@ -3,6 +3,7 @@ import type { ApprovalPolicy } from "../approval/policy.js";
 import type { ProcessManager } from "../process-manager.js";
 import { defaultProcessManager } from "../process-manager.js";
 import type { ToolRegistry } from "../registry.js";
+import type { WebsiteBlocklist } from "../web/blocklist.js";
 import { registerClarifyTools } from "./clarify.js";
 import { registerExecuteCodeTools } from "./execute-code.js";
 import { registerFileTools } from "./files.js";
@@ -24,6 +25,8 @@ export interface BuiltinToolsDeps {
   webBackend?: string;
   /** `web.allow_private_urls`. */
   webAllowPrivateUrls?: boolean;
+  /** `security.website_blocklist`, when enabled. */
+  websiteBlocklist?: WebsiteBlocklist | null;
   /** `code_execution.timeout` (seconds) and `code_execution.max_tool_calls`. */
   codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
 }
@@ -45,6 +48,7 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
   registerWebTools(registry, {
     ...(deps.webBackend ? { backend: deps.webBackend } : {}),
     ...(deps.webAllowPrivateUrls ? { allowPrivateUrls: true } : {}),
+    ...(deps.websiteBlocklist ? { blocklist: deps.websiteBlocklist } : {}),
   });
   registerExecuteCodeTools(registry, deps.codeExecution ?? {});
 }

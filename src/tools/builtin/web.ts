@@ -6,6 +6,7 @@
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { selectWebBackend } from "../web/backends.js";
+import type { WebsiteBlocklist } from "../web/blocklist.js";
 import { fetchPage } from "../web/fetch-page.js";
 import type { Env, ExtractedPage } from "../web/types.js";
 
@@ -23,6 +24,8 @@ export interface WebToolsOptions {
   env?: () => Env;
   /** `web.allow_private_urls`: let the direct fetch read private and loopback addresses. */
   allowPrivateUrls?: boolean;
+  /** `security.website_blocklist`, when enabled: hosts neither tool may reach or return. */
+  blocklist?: WebsiteBlocklist | null;
 }
 
 export const webSearchParameters = z.object({
@@ -62,8 +65,17 @@ export async function webSearchTool(
   const limit = args.limit ?? WEB_SEARCH_DEFAULT_LIMIT;
   try {
     const hits = await backend.search(args.query, limit, ctx.signal);
-    const results = hits.filter((hit) => hit.url).slice(0, limit);
-    return JSON.stringify({ query: args.query, backend: backend.name, count: results.length, results });
+    const found = hits.filter((hit) => hit.url);
+    const allowed = found.filter((hit) => !options.blocklist?.check(hit.url));
+    const withheld = found.length - allowed.length;
+    const results = allowed.slice(0, limit);
+    return JSON.stringify({
+      query: args.query,
+      backend: backend.name,
+      count: results.length,
+      results,
+      ...(withheld > 0 ? { withheld: `${withheld} result(s) on sites the website policy blocks` } : {}),
+    });
   } catch (error) {
     return JSON.stringify({ error: `Web search failed: ${errorMessage(error)}`, backend: backend.name });
   }
@@ -82,26 +94,42 @@ export async function webExtractTool(
 ): Promise<string> {
   const urls = args.urls.map((url) => url.trim()).filter(Boolean);
   if (urls.length === 0) return JSON.stringify({ error: "Give at least one URL." });
+  const blocked = (url: string | URL) => options.blocklist?.check(url)?.message ?? null;
+  // A blocked URL goes to no backend and is not fetched; it answers with the policy's reason.
+  const refused = new Map(urls.flatMap((url) => (blocked(url) ? [[url, blocked(url)!] as const] : [])));
+  const allowed = urls.filter((url) => !refused.has(url));
   const backend = selectWebBackend(currentEnv(options), options.backend);
   let pages: ExtractedPage[] | null = null;
   let backendError: string | undefined;
-  if (backend) {
+  if (backend && allowed.length > 0) {
     try {
-      pages = await backend.extract(urls, ctx.signal);
+      pages = await backend.extract(allowed, ctx.signal);
     } catch (error) {
       backendError = `${backend.name}: ${errorMessage(error)}`;
     }
   }
+  const fetchOptions = {
+    allowPrivate: options.allowPrivateUrls === true,
+    ...(options.blocklist ? { blocked } : {}),
+  };
   // Pages the backend could not read (or all of them, without a backend) are fetched directly.
-  const results = await Promise.all(
-    urls.map(async (url, i) => {
+  const fetched = await Promise.all(
+    allowed.map(async (url, i): Promise<ExtractedPage> => {
       const fromBackend = pages?.[i];
-      if (fromBackend && !fromBackend.error && fromBackend.content) return fromBackend;
-      const direct = await fetchPage(url, ctx.signal, { allowPrivate: options.allowPrivateUrls === true });
+      if (fromBackend && !fromBackend.error && fromBackend.content) {
+        // The backend may have followed a redirect to a blocked site.
+        const landed = blocked(fromBackend.url || url);
+        return landed ? { url, title: "", content: "", error: landed } : fromBackend;
+      }
+      const direct = await fetchPage(url, ctx.signal, fetchOptions);
       if (direct.error && fromBackend?.error) direct.error = `${fromBackend.error}; direct fetch: ${direct.error}`;
       return direct;
     }),
   );
+  const results = urls.map((url) => {
+    const reason = refused.get(url);
+    return reason ? { url, title: "", content: "", error: reason } : fetched[allowed.indexOf(url)]!;
+  });
   const perPage = Math.min(EXTRACT_PAGE_MAX_CHARS, Math.floor(EXTRACT_TOTAL_CHARS / urls.length));
   return JSON.stringify({
     ...(backend ? { backend: backend.name } : { backend: "direct" }),

@@ -15,6 +15,8 @@ export interface FetchPageOptions {
   allowPrivate?: boolean;
   /** Why a URL may not be fetched, or null (default: refuse private and local addresses). */
   checkUrl?: (url: URL) => Promise<string | null>;
+  /** Why the website policy forbids a URL, or null; checked at every redirect too. */
+  blocked?: (url: URL) => string | null;
 }
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|rss\+xml|atom\+xml|javascript|x-yaml|yaml)\b)/;
@@ -73,19 +75,22 @@ export async function fetchPage(
   let response: Response;
   let current = parsed;
   try {
-    // Without allowPrivate every hop is checked, so a public page cannot redirect inward.
+    // Every hop is checked, so a public page cannot redirect inward or to a blocked site.
+    const followBlindly = options.allowPrivate === true && !options.blocked;
     for (let hop = 0; ; hop++) {
+      const refusal = options.blocked?.(current);
+      if (refusal) return failed(url, refusal);
       if (!options.allowPrivate) {
         const reason = await (options.checkUrl ?? privateUrlReason)(current);
         if (reason) return failed(url, reason);
       }
       response = await fetch(current, {
-        redirect: options.allowPrivate ? "follow" : "manual",
+        redirect: followBlindly ? "follow" : "manual",
         headers: { "user-agent": "hermes-agent web_extract", accept: "text/html,text/plain;q=0.9,*/*;q=0.5" },
         signal: signals,
       });
       const location = response.headers.get("location");
-      if (options.allowPrivate || response.status < 300 || response.status > 399 || !location) break;
+      if (followBlindly || response.status < 300 || response.status > 399 || !location) break;
       await response.body?.cancel();
       if (hop >= FETCH_MAX_REDIRECTS) return failed(url, `more than ${FETCH_MAX_REDIRECTS} redirects`);
       current = new URL(location, current);

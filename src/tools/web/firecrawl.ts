@@ -42,7 +42,8 @@ async function scrape(
     const page = asRecord(data.data);
     const metadata = asRecord(page.metadata);
     if (data.success === false) return { url, title: "", content: "", error: asString(data.error) || "scrape failed" };
-    return { url, title: asString(metadata.title), content: asString(page.markdown) };
+    // metadata.url is where the scrape landed after redirects (the web tools check it against the website policy).
+    return { url: asString(metadata.url) || url, title: asString(metadata.title), content: asString(page.markdown) };
   } catch (error) {
     return { url, title: "", content: "", error: (error as Error).message };
   }
