@@ -8,6 +8,7 @@ import { PROVIDERS } from "../llm/providers.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { type ApprovalPolicy, approvalPolicyFromConfig, type SmartJudge } from "../tools/approval/policy.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
+import type { ReadLimits } from "../tools/builtin/read-file.js";
 import type { McpManager } from "../tools/mcp/manager.js";
 import { withholdFromCommands } from "../tools/process-group.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -65,6 +66,7 @@ export async function assembleTools(
     ...(config.web.backend ? { webBackend: config.web.backend } : {}),
     ...(config.web.allow_private_urls ? { webAllowPrivateUrls: true } : {}),
     websiteBlocklist: WebsiteBlocklist.from(config.security.website_blocklist, home, input.notice),
+    ...toolOutputLimits(config),
   });
 
   try {
@@ -93,4 +95,20 @@ export async function awaitMcp(mcp: McpManager | undefined, notice: (message: st
   if (failed.length === 0) return;
   const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
   for (const line of formatMcpStatus(failed)) notice(line);
+}
+
+/** 0 in the original's `tool_output` keys means no limit of that key's own. */
+const NO_LIMIT = 10_000_000;
+
+/** `tool_output.*` and `file_read_max_chars` as the terminal and read_file take them. */
+function toolOutputLimits(config: HermesConfig): { terminalOutputChars: number; readLimits: ReadLimits } {
+  const { max_bytes, max_lines, max_line_length } = config.tool_output;
+  return {
+    terminalOutputChars: max_bytes || NO_LIMIT,
+    readLimits: {
+      maxLines: max_lines || NO_LIMIT,
+      maxLineChars: max_line_length || NO_LIMIT,
+      maxPageChars: config.file_read_max_chars,
+    },
+  };
 }

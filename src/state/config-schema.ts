@@ -372,6 +372,17 @@ export const configSchema = z.object(
       /** Tool calls one script may make through its RPC client. */
       max_tool_calls: integerAtLeast(1, 50),
     }),
+    /** How much tool output reaches the model (the original's keys; 0: no limit of its own). */
+    tool_output: section({
+      /** Characters of a terminal command's output kept: the first 40 % and the last 60 %. */
+      max_bytes: integerAtLeast(0, 50_000),
+      /** Lines one read_file call returns at most (a larger `limit` is cut to it). */
+      max_lines: integerAtLeast(0, 2000),
+      /** Characters of one line read_file shows; longer lines are cut. */
+      max_line_length: integerAtLeast(0, 2000),
+    }),
+    /** Characters one read_file page holds; a longer range stops early with the offset to go on from. */
+    file_read_max_chars: integerAtLeast(1000, 100_000),
     security: section({
       /** Hosts the web tools may not reach (see docs/security.md). */
       website_blocklist: section({

@@ -9,6 +9,7 @@ import { registerExecuteCodeTools } from "./execute-code.js";
 import { registerFileTools } from "./files.js";
 import { registerMemoryTools } from "./memory.js";
 import { registerProcessTools } from "./process.js";
+import type { ReadLimits } from "./read-file.js";
 import { registerSessionSearchTools } from "./session-search.js";
 import { registerTerminalTools } from "./terminal.js";
 import { registerTodoTools } from "./todo.js";
@@ -27,6 +28,10 @@ export interface BuiltinToolsDeps {
   webAllowPrivateUrls?: boolean;
   /** `security.website_blocklist`, when enabled. */
   websiteBlocklist?: WebsiteBlocklist | null;
+  /** `tool_output.max_bytes`: terminal output kept for the model. */
+  terminalOutputChars?: number;
+  /** `tool_output.max_lines`, `tool_output.max_line_length` and `file_read_max_chars`. */
+  readLimits?: ReadLimits;
   /** `code_execution.timeout` (seconds) and `code_execution.max_tool_calls`. */
   codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
 }
@@ -38,9 +43,10 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     ...(deps.terminalTimeoutSeconds ? { defaultTimeoutSeconds: deps.terminalTimeoutSeconds } : {}),
     ...(deps.allowKeepAlive ? { allowKeepAlive: true } : {}),
+    ...(deps.terminalOutputChars ? { maxOutputChars: deps.terminalOutputChars } : {}),
   });
   registerProcessTools(registry, { processManager, ...(deps.approvals ? { approvals: deps.approvals } : {}) });
-  registerFileTools(registry);
+  registerFileTools(registry, deps.readLimits ? { read: deps.readLimits } : {});
   registerTodoTools(registry);
   registerClarifyTools(registry);
   registerMemoryTools(registry);

@@ -13,23 +13,46 @@ export const READ_MAX_LIMIT = 2000;
 /** Longer lines are cut; minified files would otherwise fill the context with one line. */
 export const READ_MAX_LINE_CHARS = 2000;
 /** A page stops early once its text reaches this size, so the result is never capped mid-line. */
-export const READ_MAX_PAGE_CHARS = 80_000;
+export const READ_MAX_PAGE_CHARS = 100_000;
 /** Past this size the remaining lines are not counted, to keep a read of a huge log fast. */
 const COUNT_LINES_MAX_BYTES = 50 * 1024 * 1024;
 /** Files up to this size are read whole, so their encoding is known; larger ones stream as UTF-8. */
 const DECODE_WHOLE_MAX_BYTES = 16 * 1024 * 1024;
 
-export const readFileParameters = z.object({
-  path: z.string().describe("File path (absolute, relative, or ~/...)"),
-  offset: z.number().int().min(1).optional().describe("First line (1-based, default 1)"),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(READ_MAX_LIMIT)
-    .optional()
-    .describe(`Lines to return (default ${READ_DEFAULT_LIMIT}, max ${READ_MAX_LIMIT})`),
-});
+/**
+ * How much one read returns: `tool_output.max_lines` (lines per call), `tool_output.max_line_length`
+ * (characters per line) and `file_read_max_chars` (characters per page), the original's keys.
+ */
+export interface ReadLimits {
+  maxLines: number;
+  maxLineChars: number;
+  maxPageChars: number;
+}
+
+export const DEFAULT_READ_LIMITS: ReadLimits = {
+  maxLines: READ_MAX_LIMIT,
+  maxLineChars: READ_MAX_LINE_CHARS,
+  maxPageChars: READ_MAX_PAGE_CHARS,
+};
+
+/** Results above this are cut by the registry; a page never reaches it. */
+const RESULT_MARGIN_CHARS = 20_000;
+
+/** `limit` beyond `maxLines` is not an error: the read returns `maxLines` lines and says where to go on. */
+export function readFileParametersFor(maxLines: number) {
+  return z.object({
+    path: z.string().describe("File path (absolute, relative, or ~/...)"),
+    offset: z.number().int().min(1).optional().describe("First line (1-based, default 1)"),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Lines to return (default ${Math.min(READ_DEFAULT_LIMIT, maxLines)}, max ${maxLines})`),
+  });
+}
+
+export const readFileParameters = readFileParametersFor(READ_MAX_LIMIT);
 
 export type ReadFileArgs = z.infer<typeof readFileParameters>;
 
@@ -49,10 +72,10 @@ export function numberLine(lineNumber: number, text: string): string {
   return `${String(lineNumber).padStart(6)}|${text}`;
 }
 
-function cutLine(text: string): { text: string; cut: boolean } {
-  if (text.length <= READ_MAX_LINE_CHARS) return { text, cut: false };
-  const more = text.length - READ_MAX_LINE_CHARS;
-  return { text: `${text.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${more} more characters]`, cut: true };
+function cutLine(text: string, maxChars: number): { text: string; cut: boolean } {
+  if (text.length <= maxChars) return { text, cut: false };
+  const more = text.length - maxChars;
+  return { text: `${text.slice(0, maxChars)}… [line cut: ${more} more characters]`, cut: true };
 }
 
 /** Lines of a decoded text, as readline would give them (no empty line after a final newline). */
@@ -62,17 +85,24 @@ function* splitLines(text: string): Iterable<string> {
   yield* lines;
 }
 
-async function readPage(path: string, offset: number, limit: number, size: number): Promise<Page> {
-  if (size <= DECODE_WHOLE_MAX_BYTES) {
+interface PageRequest {
+  offset: number;
+  limit: number;
+  size: number;
+  limits: ReadLimits;
+}
+
+async function readPage(path: string, request: PageRequest): Promise<Page> {
+  if (request.size <= DECODE_WHOLE_MAX_BYTES) {
     const decoded = decodeText(readFileSync(path));
     const format = { encoding: decoded.encoding, bom: decoded.bom, lineEnding: decoded.lineEnding };
-    return { ...(await pageOf(splitLines(decoded.text), offset, limit, size, () => {})), format };
+    return { ...(await pageOf(splitLines(decoded.text), request, () => {})), format };
   }
   const stream = createReadStream(path, { encoding: "utf8" });
   // node:readline loads only for files too large to read whole (it is not on the start-up path).
   const { createInterface } = process.getBuiltinModule("node:readline");
   const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  return pageOf(reader, offset, limit, size, () => {
+  return pageOf(reader, request, () => {
     reader.close();
     stream.destroy();
   });
@@ -80,9 +110,7 @@ async function readPage(path: string, offset: number, limit: number, size: numbe
 
 async function pageOf(
   source: Iterable<string> | AsyncIterable<string>,
-  offset: number,
-  limit: number,
-  size: number,
+  { offset, limit, size, limits }: PageRequest,
   close: () => void,
 ): Promise<Page> {
   const lines: string[] = [];
@@ -97,9 +125,9 @@ async function pageOf(
       lineNumber++;
       const line = lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw;
       if (lineNumber >= offset && lineNumber <= last && nextOffset === null) {
-        const { text, cut } = cutLine(line);
+        const { text, cut } = cutLine(line, limits.maxLineChars);
         const numbered = numberLine(lineNumber, text);
-        if (lines.length > 0 && pageChars + numbered.length > READ_MAX_PAGE_CHARS) {
+        if (lines.length > 0 && pageChars + numbered.length > limits.maxPageChars) {
           nextOffset = lineNumber;
         } else {
           lines.push(numbered);
@@ -141,7 +169,11 @@ function similarNames(path: string): string[] {
   }
 }
 
-export async function readFileTool(args: ReadFileArgs, ctx: Pick<ToolContext, "cwd">): Promise<string> {
+export async function readFileTool(
+  args: ReadFileArgs,
+  ctx: Pick<ToolContext, "cwd">,
+  limits: ReadLimits = DEFAULT_READ_LIMITS,
+): Promise<string> {
   const path = resolveToolPath(args.path, ctx.cwd);
   const shown = displayPath(path, ctx.cwd);
   const real = realLocation(path);
@@ -174,14 +206,14 @@ export async function readFileTool(args: ReadFileArgs, ctx: Pick<ToolContext, "c
     });
   }
   const offset = args.offset ?? 1;
-  const limit = Math.min(args.limit ?? READ_DEFAULT_LIMIT, READ_MAX_LIMIT);
+  const limit = Math.min(args.limit ?? READ_DEFAULT_LIMIT, limits.maxLines);
   let page: Page;
   try {
-    page = await readPage(path, offset, limit, size);
+    page = await readPage(path, { offset, limit, size, limits });
   } catch (error) {
     return json({ error: describeFsError(error, shown) });
   }
-  const result = json(formatPage(shown, size, page));
+  const result = json(formatPage(shown, size, page, limits));
   // A file from outside the project (a download, another checkout, /tmp) is data the model did
   // not write and the user may never have read: it reaches the model fenced, like a web page.
   return isInside(real, realLocation(resolve(ctx.cwd))) ? result : fenceUntrusted("read_file", result);
@@ -192,7 +224,7 @@ function isInside(path: string, dir: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-function formatPage(path: string, size: number, page: Page): Record<string, unknown> {
+function formatPage(path: string, size: number, page: Page, limits: ReadLimits): Record<string, unknown> {
   const total = page.totalLines;
   if (page.lines.length === 0) {
     const note =
@@ -213,7 +245,7 @@ function formatPage(path: string, size: number, page: Page): Record<string, unkn
     const of = total === null ? `a file of ${size} bytes` : `${total} lines`;
     notes.push(`Showing lines ${page.firstLine}-${lastShown} of ${of}. Use offset=${page.nextOffset} to read more.`);
   }
-  if (page.cutLines > 0) notes.push(`${page.cutLines} long line(s) were cut at ${READ_MAX_LINE_CHARS} characters.`);
+  if (page.cutLines > 0) notes.push(`${page.cutLines} long line(s) were cut at ${limits.maxLineChars} characters.`);
   const format = page.format ? describeFormat(page.format) : undefined;
   if (page.format && page.format.encoding !== "utf-8") result.encoding = page.format.encoding;
   if (format) notes.push(format);
@@ -221,18 +253,19 @@ function formatPage(path: string, size: number, page: Page): Record<string, unkn
   return result;
 }
 
-export function registerReadFileTool(registry: ToolRegistry): void {
+export function registerReadFileTool(registry: ToolRegistry, limits: ReadLimits = DEFAULT_READ_LIMITS): void {
+  const shown = Math.min(READ_DEFAULT_LIMIT, limits.maxLines);
   registry.register({
     name: "read_file",
     toolset: "file",
     description:
-      `Read a text file. Returns up to ${READ_DEFAULT_LIMIT} lines as \`N|text\`; page with offset and limit. ` +
+      `Read a text file. Returns up to ${shown} lines as \`N|text\`; page with offset and limit. ` +
       "Refuses binary files. Use it instead of cat/head/tail.",
-    parameters: readFileParameters,
-    handler: readFileTool,
+    parameters: limits.maxLines === READ_MAX_LIMIT ? readFileParameters : readFileParametersFor(limits.maxLines),
+    handler: (args, ctx) => readFileTool(args, ctx, limits),
     parallelSafe: true,
     pathArgs: ["path"],
-    maxResultChars: 100_000,
+    maxResultChars: Math.max(100_000, limits.maxPageChars + RESULT_MARGIN_CHARS),
     emoji: "📖",
   });
 }

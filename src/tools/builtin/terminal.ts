@@ -82,7 +82,8 @@ export function registerTerminalTools(registry: ToolRegistry, deps: TerminalDeps
     description: DESCRIPTION,
     parameters: terminalParameters,
     emoji: "💻",
-    maxResultChars: 100_000,
+    // Room for the output kept (`tool_output.max_bytes`) and the fields around it.
+    maxResultChars: Math.max(100_000, (deps.maxOutputChars ?? DEFAULT_TERMINAL_OUTPUT_CHARS) + 10_000),
     handler: async (args, ctx) => JSON.stringify(await runTerminal(args, ctx, { ...deps, approvals: fallbackPolicy })),
   });
 }
