@@ -43,6 +43,7 @@ import type { Extensions } from "./plugins/setup.js";
 import { checkToolsets, requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { sessionFeatures } from "./session-features.js";
+import { pruneSessionsInBackground, wantsSessionPrune } from "./session-prune.js";
 import { assembleTools, awaitMcp } from "./tools.js";
 
 export { unavailableFeatures } from "./agent-options.js";
@@ -308,6 +309,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     throw storeOpening.reason;
   }
   const store = storeOpening.value;
+  const pruning = wantsSessionPrune(options.platform ?? "cli", options.interactive ?? false)
+    ? pruneSessionsInBackground(home, store, config, notice)
+    : undefined;
   const offer = importOffer(home);
   if (offer) notice(offer);
   const configured = config.platform_toolsets[options.platform ?? "cli"] ?? config.toolsets;
@@ -452,6 +456,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       cache.close();
       if (baseOptions.memory) await baseOptions.memory.shutdown();
       await features.close();
+      await pruning;
       // Background processes the model started do not outlive the process that runs the agent,
       // unless started with keep_alive where the user allowed it (terminal.allow_keep_alive).
       const processes = defaultProcessManager();

@@ -372,6 +372,17 @@ export const configSchema = z.object(
       /** Tool calls one script may make through its RPC client. */
       max_tool_calls: integerAtLeast(1, 50),
     }),
+    /** Deleting old sessions automatically (see docs/sessions.md). */
+    sessions: section({
+      /** Prune when a long-lived surface starts (interactive terminal, gateway, API server). */
+      auto_prune: bool(false),
+      /** Sessions idle for more than this many days go, with their messages. */
+      retention_days: integerAtLeast(1, 90),
+      /** Compact the database file after a pass that deleted something. */
+      vacuum_after_prune: bool(true),
+      /** At most one pass per this many hours, across the processes of a home. */
+      min_interval_hours: integerAtLeast(0, 24),
+    }),
     /** How much tool output reaches the model (the original's keys; 0: no limit of its own). */
     tool_output: section({
       /** Characters of a terminal command's output kept: the first 40 % and the last 60 %. */

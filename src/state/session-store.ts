@@ -210,6 +210,8 @@ export interface SessionStore {
   prune(options: { olderThanDays: number; source?: string }): Promise<number>;
   /** Like `prune`, in one transaction, counting the messages that went too (or would, with `dryRun`). */
   pruneSessions(options: PruneOptions): Promise<PruneResult>;
+  /** Gives the space of deleted rows back to the file system (SQLite's VACUUM); absent where the server does it. */
+  compact?(): Promise<void>;
   /**
    * Runs SQLite's integrity check, then in one transaction rebuilds damaged indexes (when it found
    * problems) and the search index, and recounts each session's messages.

@@ -274,6 +274,13 @@ export class SqliteSessionStore implements SessionStore {
     return this.conn.write(() => pruneIdleSessions(this.db, resolved));
   }
 
+  async compact(): Promise<void> {
+    // VACUUM cannot run inside a transaction; reads run outside the write queue's transactions.
+    await this.conn.read(() => {
+      if (!this.db.inTransaction) this.db.exec("VACUUM");
+    });
+  }
+
   async repair(): Promise<StoreRepairReport> {
     const problems = await this.conn.read(() => integrityProblems(this.db));
     try {
