@@ -28,7 +28,7 @@ export interface ContextFile {
 }
 
 /** Loads the winning kind of context file for `cwd`; blank files do not count as found. */
-export function discoverContextFiles(cwd: string): ContextFile[] {
+export function discoverContextFiles(cwd: string, maxChars = CONTEXT_FILE_MAX_CHARS): ContextFile[] {
   const kinds: Array<() => string[]> = [
     () => hermesFile(cwd),
     () => firstExisting(cwd, ["AGENTS.md", "agents.md"]),
@@ -37,7 +37,7 @@ export function discoverContextFiles(cwd: string): ContextFile[] {
   ];
   for (const kind of kinds) {
     const files = kind()
-      .map((path) => loadContextFile(path, cwd))
+      .map((path) => loadContextFile(path, cwd, maxChars))
       .filter((file) => file.content.length > 0);
     if (files.length > 0) return files;
   }
@@ -45,8 +45,9 @@ export function discoverContextFiles(cwd: string): ContextFile[] {
 }
 
 /** The context-files layer of the system prompt, or undefined when no file applies. */
-export function buildContextFilesPrompt(cwd: string): string | undefined {
-  const files = discoverContextFiles(cwd);
+/** `maxChars`: each file's allowance (`context_file_max_chars`). */
+export function buildContextFilesPrompt(cwd: string, maxChars = CONTEXT_FILE_MAX_CHARS): string | undefined {
+  const files = discoverContextFiles(cwd, maxChars);
   if (files.length === 0) return undefined;
   const sections = files.map((file) => `## ${file.name}\n\n${file.content}`);
   return [
@@ -63,19 +64,20 @@ export function buildContextFilesPrompt(cwd: string): string | undefined {
 export function cachedContextFilesPrompt(
   maxAgeMs = 10_000,
   now: () => number = Date.now,
+  maxChars = CONTEXT_FILE_MAX_CHARS,
 ): (cwd: string) => string | undefined {
   const cache = new Map<string, { prompt: string | undefined; at: number }>();
   return (cwd) => {
     const hit = cache.get(cwd);
     if (hit && now() - hit.at < maxAgeMs) return hit.prompt;
-    const prompt = buildContextFilesPrompt(cwd);
+    const prompt = buildContextFilesPrompt(cwd, maxChars);
     if (cache.size >= 256) cache.delete(cache.keys().next().value as string);
     cache.set(cwd, { prompt, at: now() });
     return prompt;
   };
 }
 
-export function loadContextFile(path: string, cwd: string): ContextFile {
+export function loadContextFile(path: string, cwd: string, maxChars = CONTEXT_FILE_MAX_CHARS): ContextFile {
   const name = displayName(path, cwd);
   const raw = readText(path);
   const threats = scanForThreats(raw, "context");
@@ -88,7 +90,7 @@ export function loadContextFile(path: string, cwd: string): ContextFile {
       truncated: false,
     };
   }
-  const content = capContextText(raw.trim(), name);
+  const content = capContextText(raw.trim(), name, maxChars);
   return { name, path, content, blocked: false, truncated: content.length !== raw.trim().length };
 }
 

@@ -10,7 +10,7 @@ import { Agent, type AgentOptions } from "../agent/agent.js";
 import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import { IterationBudget } from "../agent/budget.js";
-import { cachedContextFilesPrompt } from "../agent/context-files.js";
+import { CONTEXT_FILE_MAX_CHARS, cachedContextFilesPrompt } from "../agent/context-files.js";
 import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import type { AgentListener } from "../agent/events.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
@@ -337,7 +337,11 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
   // Sessions starting together (a burst of API requests) look for project context files once.
-  baseOptions.contextFilesPrompt = cachedContextFilesPrompt(3_000);
+  baseOptions.contextFilesPrompt = cachedContextFilesPrompt(
+    3_000,
+    Date.now,
+    config.context_file_max_chars ?? CONTEXT_FILE_MAX_CHARS,
+  );
   const learner =
     config.learning.mode === "off"
       ? undefined

@@ -392,6 +392,8 @@ export const configSchema = z.object(
       /** Characters of one line read_file shows; longer lines are cut. */
       max_line_length: integerAtLeast(0, 2000),
     }),
+    /** Characters of each project context file (AGENTS.md, ...) in the prompt; null: 20,000. */
+    context_file_max_chars: integerAtLeast(100, 20_000).nullable().default(null),
     /** Characters one read_file page holds; a longer range stops early with the offset to go on from. */
     file_read_max_chars: integerAtLeast(1000, 100_000),
     security: section({

@@ -76,3 +76,28 @@ test("tool_output and file_read_max_chars in config.yaml set the terminal's and 
     await unlimited.close();
   }
 });
+
+test("context_file_max_chars sets each project context file's allowance in the prompt", async () => {
+  const home = tempDir("hermes-context-limit-");
+  const project = tempDir("hermes-context-project-");
+  writeFileSync(join(project, "AGENTS.md"), `Start of the rules.\n${"r".repeat(3000)}\nEnd of the rules.`);
+  const promptWith = async (settings: string) => {
+    writeFileSync(
+      join(home, "config.yaml"),
+      `model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n${settings}`,
+    );
+    const runtime = await openRuntime({ home, localServers: false, skipDotEnv: true });
+    try {
+      return runtime.createAgent().options.contextFilesPrompt?.(project) ?? "";
+    } finally {
+      await runtime.close();
+    }
+  };
+  const capped = await promptWith("context_file_max_chars: 500\n");
+  assert.match(capped, /characters of AGENTS\.md omitted: the file is longer than 500 characters/);
+  assert.match(capped, /Start of the rules/);
+  assert.ok(capped.length < 1000);
+  const whole = await promptWith("context_file_max_chars: null\n");
+  assert.match(whole, /End of the rules/);
+  assert.doesNotMatch(whole, /omitted/, "null keeps the default allowance of 20,000 characters");
+});
