@@ -83,6 +83,8 @@ export interface AgentOptions {
   disabledToolsets?: string[];
   /** The IANA zone the system prompt states the time in (`timezone`); unset: the UTC date only. */
   timeZone?: string;
+  /** The user's own words about this environment (`agent.environment_hint`), added to the environment layer. */
+  environmentHint?: string;
   /** Exact tool names to enable; overrides the toolsets. */
   tools?: string[];
   platform?: string;

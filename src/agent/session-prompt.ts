@@ -31,6 +31,7 @@ export async function sessionPromptInput(
       options.loadContextFiles === false ? undefined : (options.contextFilesPrompt ?? buildContextFilesPrompt)(cwd),
     memoryBlock: memory ? await memory.systemPromptBlock() : undefined,
     timeZone: options.timeZone,
+    environmentHint: options.environmentHint,
   };
 }
 

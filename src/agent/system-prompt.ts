@@ -50,6 +50,8 @@ export interface SystemPromptInput {
   now?: Date;
   /** An IANA zone (config.yaml `timezone`): the prompt then states the local time there. */
   timeZone?: string;
+  /** What the user wrote about the environment (`agent.environment_hint`). */
+  environmentHint?: string | undefined;
 }
 
 export interface PromptLayer {
@@ -122,6 +124,12 @@ function sessionStart(now: Date, timeZone: string | undefined): string {
 }
 
 function environmentHint(input: SystemPromptInput): string {
+  const facts = environmentFacts(input);
+  const note = input.environmentHint?.trim();
+  return note ? `${facts}\nAbout this environment, from the user: ${note}` : facts;
+}
+
+function environmentFacts(input: SystemPromptInput): string {
   const date = sessionStart(input.now ?? new Date(), input.timeZone);
   const remote = input.terminalEnvironment;
   if (remote && remote.backend !== "local") {

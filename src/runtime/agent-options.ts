@@ -152,6 +152,7 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     retry: { maxRetries: config.agent.api_max_retries },
     ...(config.agent.disabled_toolsets.length ? { disabledToolsets: [...config.agent.disabled_toolsets] } : {}),
     ...(config.timezone ? { timeZone: config.timezone } : {}),
+    ...(config.agent.environment_hint.trim() ? { environmentHint: config.agent.environment_hint } : {}),
     firstByteTimeoutMs: Math.round(config.agent.first_byte_timeout * 1000),
     maxReplyBytes: config.agent.max_reply_bytes,
     registry: input.registry,

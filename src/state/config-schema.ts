@@ -247,6 +247,8 @@ export const configSchema = z.object(
       tool_schema_budget: integerAtLeast(0, 3500),
       /** Toolsets taken away from whatever `toolsets` or `platform_toolsets` enable. */
       disabled_toolsets: stringList(),
+      /** Your own words about this environment, added to the system prompt's environment layer. */
+      environment_hint: text(""),
     }),
     /** The zone the system prompt states the time in and cron schedules default to ("" = this machine's). */
     timezone: timeZoneText(),
