@@ -281,6 +281,16 @@ export const configSchema = z.object(
       max_spawn_depth: integerBetween(1, 3, 1),
       model: text(""),
       provider: text(""),
+      /** An OpenAI-compatible endpoint for subagents (wins over provider); api_key "" = OPENAI_API_KEY. */
+      base_url: text(""),
+      api_key: text(""),
+      api_mode: text(""),
+      /** Reasoning effort of subagents ("" = the parent's). */
+      reasoning_effort: oneOf(REASONING_EFFORTS).default(""),
+      /** Characters of a subagent's summary handed back; longer ones are cut with a note. */
+      max_summary_chars: integerAtLeast(100, 24_000),
+      /** Seconds a subagent may run before it is interrupted (0 = no limit). */
+      child_timeout_seconds: numberBetween(0, 86_400, 0),
     }),
     auxiliary: section(
       Object.fromEntries(AUXILIARY_TASKS.map((task) => [task, auxiliaryTask])) as Record<

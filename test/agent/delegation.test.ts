@@ -522,6 +522,8 @@ test("delegation settings fill defaults and clamp max_spawn_depth to 3", () => {
     max_iterations: 50,
     max_concurrent_children: 3,
     max_spawn_depth: 1,
+    max_summary_chars: 24_000,
+    child_timeout_seconds: 0,
   });
   assert.equal(normalizeDelegationSettings({ max_spawn_depth: 7 }).max_spawn_depth, 3);
   assert.equal(normalizeDelegationSettings({ model: "  " }).model, undefined);

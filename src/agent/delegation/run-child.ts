@@ -81,9 +81,16 @@ function report(
   return { goal: task.goal, status, summary, apiCalls: 0, toolCalls: 0, ...extra };
 }
 
-function reportFromRun(task: DelegateTask, result: RunResult): ChildReport {
+/** A summary longer than `maxChars` (`delegation.max_summary_chars`) keeps its start and says how much went. */
+export function capSummary(summary: string, maxChars: number): string {
+  if (summary.length <= maxChars) return summary;
+  const cut = summary.length - maxChars;
+  return `${summary.slice(0, maxChars)}\n[… ${cut} more characters of the subagent's summary were cut (delegation.max_summary_chars)]`;
+}
+
+function reportFromRun(task: DelegateTask, result: RunResult, maxSummaryChars: number): ChildReport {
   const counts = { apiCalls: result.apiCalls, toolCalls: result.toolCalls };
-  const summary = result.finalResponse.trim();
+  const summary = capSummary(result.finalResponse.trim(), maxSummaryChars);
   if (result.interrupted) {
     return report(task, "interrupted", summary || "The subagent was interrupted before it finished.", counts);
   }
@@ -167,32 +174,52 @@ async function runChildOnce(task: DelegateTask, env: ChildEnvironment): Promise<
     const message = error instanceof Error ? error.message : String(error);
     return report(task, "failed", "", { error: `could not start the subagent: ${message}` });
   }
-  const stop = () => child.interrupt("the delegating agent was interrupted");
+  const limitSeconds = env.settings.child_timeout_seconds;
+  const timedOut = new AbortController();
+  const timer = limitSeconds > 0 ? setTimeout(() => timedOut.abort(), limitSeconds * 1000) : undefined;
+  const stopSignal = limitSeconds > 0 ? AbortSignal.any([signal, timedOut.signal]) : signal;
+  const stop = () =>
+    child.interrupt(
+      timedOut.signal.aborted
+        ? `the subagent ran past delegation.child_timeout_seconds (${limitSeconds} s)`
+        : "the delegating agent was interrupted",
+    );
   // The child only gets an abortable turn once its run has started; any event it emits means
   // that turn exists, so an interrupt that came too early is repeated then.
   const unsubscribe = child.on(() => {
-    if (signal.aborted) stop();
+    if (stopSignal.aborted) stop();
   });
-  signal.addEventListener("abort", stop, { once: true });
-  const abandon = abandonAfterAbort(signal, env.interruptGraceMs);
+  stopSignal.addEventListener("abort", stop, { once: true });
+  const abandon = abandonAfterAbort(stopSignal, env.interruptGraceMs);
+  const timeoutError = `stopped after ${limitSeconds} s (delegation.child_timeout_seconds)`;
   try {
     const run = child.runConversation(task.goal, env.ctx.taskId ? { taskId: env.ctx.taskId } : {});
     run.catch(() => {});
     const outcome = await Promise.race([run, abandon.promise]);
     if (outcome === ABANDONED) {
+      if (timedOut.signal.aborted && !signal.aborted) {
+        return report(task, "failed", "The subagent did not stop in time; its work was abandoned.", {
+          error: timeoutError,
+        });
+      }
       return report(
         task,
         "interrupted",
         "The subagent did not stop in time after the interrupt; its work was abandoned.",
       );
     }
-    return reportFromRun(task, outcome);
+    const result = reportFromRun(task, outcome, env.settings.max_summary_chars);
+    if (timedOut.signal.aborted && !signal.aborted && result.status === "interrupted") {
+      return { ...result, status: "failed", error: timeoutError };
+    }
+    return result;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return report(task, "failed", "", { error: message });
   } finally {
+    if (timer) clearTimeout(timer);
     abandon.cancel();
     unsubscribe();
-    signal.removeEventListener("abort", stop);
+    stopSignal.removeEventListener("abort", stop);
   }
 }

@@ -15,12 +15,26 @@ export interface DelegationSettings {
   model?: string;
   /** Provider for subagents; empty = the parent's. */
   provider?: string;
+  /** An OpenAI-compatible endpoint for subagents; wins over `provider`. */
+  base_url?: string;
+  /** The key for `base_url`; empty = OPENAI_API_KEY. */
+  api_key?: string;
+  /** The wire protocol for `base_url` (chat_completions, responses, anthropic_messages); empty = detected. */
+  api_mode?: string;
+  /** Reasoning effort of subagents; empty = the parent's. */
+  reasoning_effort?: string;
+  /** Characters of a subagent's summary the parent gets; a longer one is cut with a note. */
+  max_summary_chars: number;
+  /** Seconds a subagent may run before it is interrupted; 0 = no limit. */
+  child_timeout_seconds: number;
 }
 
 export const DELEGATION_DEFAULTS: Readonly<DelegationSettings> = {
   max_iterations: 50,
   max_concurrent_children: 3,
   max_spawn_depth: 1,
+  max_summary_chars: 24_000,
+  child_timeout_seconds: 0,
 };
 
 export const MAX_SPAWN_DEPTH_LIMIT = 3;
@@ -39,8 +53,15 @@ export function normalizeDelegationSettings(input: Partial<DelegationSettings> =
       DELEGATION_DEFAULTS.max_concurrent_children,
     ),
     max_spawn_depth: Math.min(depth, MAX_SPAWN_DEPTH_LIMIT),
+    max_summary_chars: positiveInteger(input.max_summary_chars, DELEGATION_DEFAULTS.max_summary_chars),
+    child_timeout_seconds:
+      input.child_timeout_seconds !== undefined && input.child_timeout_seconds > 0 ? input.child_timeout_seconds : 0,
     ...(input.model?.trim() ? { model: input.model.trim() } : {}),
     ...(input.provider?.trim() ? { provider: input.provider.trim() } : {}),
+    ...(input.base_url?.trim() ? { base_url: input.base_url.trim() } : {}),
+    ...(input.api_key?.trim() ? { api_key: input.api_key.trim() } : {}),
+    ...(input.api_mode?.trim() ? { api_mode: input.api_mode.trim() } : {}),
+    ...(input.reasoning_effort?.trim() ? { reasoning_effort: input.reasoning_effort.trim() } : {}),
   };
 }
 
@@ -57,26 +78,47 @@ function withoutEndpoint(options: AgentOptions): AgentOptions {
   return rest;
 }
 
+type EndpointSettings = Pick<
+  DelegationSettings,
+  "model" | "provider" | "base_url" | "api_key" | "api_mode" | "reasoning_effort"
+>;
+
 /**
  * A factory of subagent options derived from the parent's: same provider, model, registry,
- * services and working directory, unless `delegation.provider` / `delegation.model` say
- * otherwise. A different provider drops the parent's endpoint, key and transport so the
- * child resolves its own. `overrides` win over everything.
+ * services and working directory, unless the `delegation` section says otherwise. `base_url`
+ * sends subagents to that endpoint with `api_key` (or OPENAI_API_KEY; never the parent's key,
+ * which belongs to the parent's endpoint) and wins over `provider`; a different provider drops
+ * the parent's endpoint, key and transport so the child resolves its own. `overrides` win over
+ * everything.
  */
 export function childOptionsFrom(
   parent: AgentOptions,
-  settings: Partial<Pick<DelegationSettings, "model" | "provider">> = {},
+  settings: Partial<EndpointSettings> = {},
+  env: NodeJS.ProcessEnv = process.env,
 ): (overrides: Partial<AgentOptions>) => AgentOptions {
   const provider = settings.provider?.trim();
   const model = settings.model?.trim();
+  const baseUrl = settings.base_url?.trim();
+  const effort = settings.reasoning_effort?.trim();
   return (overrides) => {
     let base: AgentOptions = { ...parent };
-    if (provider && provider !== parent.provider) base = { ...withoutEndpoint(base), provider };
-    if (model && model !== parent.model) {
-      // The parent's context length belongs to the parent's model; let the child look its own up.
+    if (baseUrl) {
+      const apiKey = settings.api_key?.trim() || env.OPENAI_API_KEY?.trim();
+      const apiMode = settings.api_mode?.trim();
+      base = {
+        ...withoutEndpoint(base),
+        provider: "custom",
+        baseUrl,
+        ...(apiKey ? { apiKey } : {}),
+        ...(apiMode ? { apiMode: apiMode as NonNullable<AgentOptions["apiMode"]> } : {}),
+      };
+    } else if (provider && provider !== parent.provider) base = { ...withoutEndpoint(base), provider };
+    if ((model && model !== parent.model) || baseUrl) {
+      // The parent's context length belongs to the parent's model and endpoint; the child looks its own up.
       const { contextLength: _contextLength, ...rest } = base;
-      base = { ...rest, model };
+      base = { ...rest, ...(model ? { model } : {}) };
     }
+    if (effort) base = { ...base, reasoningEffort: effort };
     return { ...base, ...overrides };
   };
 }
