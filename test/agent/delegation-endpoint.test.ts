@@ -3,7 +3,7 @@ import { test } from "node:test";
 import type { DelegationSettings } from "../../src/agent/delegation/settings.js";
 import { type ChildReport, delegationDepsFrom, registerDelegateTool } from "../../src/agent/delegation.js";
 import { startFakeProvider } from "../fake-provider/server.js";
-import type { RecordedRequest, ScriptStep } from "../fake-provider/types.js";
+import type { RecordedRequest, ScriptedTurn, ScriptStep } from "../fake-provider/types.js";
 import { createHarness, type Harness, lastToolResults } from "../helpers/agent-harness.js";
 
 const isChild = (req: RecordedRequest) =>
@@ -11,7 +11,7 @@ const isChild = (req: RecordedRequest) =>
   !JSON.stringify(req.body.messages).includes("delegate please");
 
 /** The parent delegates `goal` once, then answers with what it saw. */
-function parentThenAnswer(goal: string): ScriptStep {
+function parentThenAnswer(goal: string): (req: RecordedRequest) => ScriptedTurn {
   return (req) => {
     const results = lastToolResults(req);
     if (results.length === 0) return { toolCalls: [{ name: "delegate_task", arguments: { goal } }] };
