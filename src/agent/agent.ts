@@ -496,7 +496,12 @@ export class Agent {
       .filter(Boolean)
       .join("\n\n");
     const system = withEphemeralLayer(this.systemPrompt ?? "", ephemeral || undefined);
-    return [{ role: "system", content: system }, ...withRecalledMemory(this.history, this.recalled), ...extra];
+    return [
+      { role: "system", content: system },
+      ...(this.options.prefillMessages ?? []),
+      ...withRecalledMemory(this.history, this.recalled),
+      ...extra,
+    ];
   }
 
   private promptState(): PromptState {

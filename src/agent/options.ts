@@ -95,6 +95,11 @@ export interface AgentOptions {
   cwd?: string;
   /** Use this system prompt instead of building one. */
   systemPrompt?: string;
+  /**
+   * Messages sent after the system prompt in every request and never stored (few-shot priming,
+   * `prefill_messages_file`).
+   */
+  prefillMessages?: Message[];
   /** Added to the system prompt of every request but never stored with the session. */
   ephemeralSystemPrompt?: string;
   /** The skills catalog for the system prompt. */

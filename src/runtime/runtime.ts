@@ -40,6 +40,7 @@ import { memoryProviderNames } from "./memory-providers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
 import { extensionsWanted } from "./plugins/candidates.js";
 import type { Extensions } from "./plugins/setup.js";
+import { loadPrefillMessages } from "./prefill.js";
 import { checkToolsets, requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { sessionFeatures } from "./session-features.js";
@@ -336,6 +337,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     memory: features.memoryWiring,
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
+  const prefill = loadPrefillMessages(config.prefill_messages_file, home, (message) => notice(message));
+  if (prefill) baseOptions.prefillMessages = prefill;
   // Sessions starting together (a burst of API requests) look for project context files once.
   baseOptions.contextFilesPrompt = cachedContextFilesPrompt(
     3_000,

@@ -404,6 +404,8 @@ export const configSchema = z.object(
       /** Characters of one line read_file shows; longer lines are cut. */
       max_line_length: integerAtLeast(0, 2000),
     }),
+    /** A JSON array of {role, content} messages sent after the system prompt in every request, never stored. */
+    prefill_messages_file: text(""),
     /** Characters of each project context file (AGENTS.md, ...) in the prompt; null: 20,000. */
     context_file_max_chars: integerAtLeast(100, 20_000).nullable().default(null),
     /** Characters one read_file page holds; a longer range stops early with the offset to go on from. */

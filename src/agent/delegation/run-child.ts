@@ -61,6 +61,7 @@ const PARENT_ONLY_OPTIONS = [
   "enabledToolsets",
   "disabledToolsets",
   "ephemeralSystemPrompt",
+  "prefillMessages",
   "skillsIndex",
 ] as const;
 
