@@ -4,6 +4,7 @@
  * wait until it is idle. Admin-only commands say so to everyone else.
  */
 
+import { expandAlias, type QuickCommand, quickCommands, runQuickExec } from "../runtime/quick-commands.js";
 import { cronCommand } from "../tools/builtin/cron-command.js";
 import { isPermissionMode } from "../tools/permissions/gate.js";
 import { packageVersion } from "../util/version.js";
@@ -330,8 +331,25 @@ function helpText(ctx: CommandContext): string {
   const lines = Object.entries(COMMANDS).map(
     ([name, command]) => `/${name} — ${command.summary}${command.adminOnly ? " (admin)" : ""}`,
   );
+  for (const quick of quickCommandsOf(ctx.runner)) lines.push(`/${quick.name} — ${quick.description}`);
   for (const { item } of pluginCommands(ctx)) lines.push(`/${item.name} — ${item.description}`);
   return ["Commands:", ...lines].join("\n");
+}
+
+const quickByRunner = new WeakMap<GatewayRunner, QuickCommand[]>();
+
+/** `quick_commands` of this gateway's config, read once (problems go to the gateway log). */
+function quickCommandsOf(runner: GatewayRunner): QuickCommand[] {
+  let commands = quickByRunner.get(runner);
+  if (!commands) {
+    commands = quickCommands(
+      runner.runtime.config.quick_commands,
+      (name) => name in COMMANDS,
+      (problem) => runner.log(problem),
+    );
+    quickByRunner.set(runner, commands);
+  }
+  return commands;
 }
 
 function pluginCommands(ctx: CommandContext) {
@@ -379,12 +397,27 @@ async function finishTurn(runner: GatewayRunner, turn: Turn): Promise<void> {
   for (const message of [turn.message, ...turn.extra]) await runner.finish(message);
 }
 
-export async function handleCommand(ctx: CommandContext, parsed: ParsedCommand): Promise<void> {
+/** An alias of `quick_commands` becomes the command it stands for; undefined after replying to a loop. */
+async function withoutAlias(ctx: CommandContext, parsed: ParsedCommand): Promise<ParsedCommand | undefined> {
+  try {
+    const line = expandAlias(`/${parsed.name}${parsed.args ? ` ${parsed.args}` : ""}`, quickCommandsOf(ctx.runner));
+    return parseCommand(line) ?? parsed;
+  } catch (error) {
+    await ctx.runner.reply(ctx.message, ctx.sessionKey, (error as Error).message);
+    return undefined;
+  }
+}
+
+export async function handleCommand(ctx: CommandContext, typed: ParsedCommand): Promise<void> {
   const { runner, message, sessionKey } = ctx;
+  const parsed = await withoutAlias(ctx, typed);
+  if (!parsed) return;
   const command = COMMANDS[parsed.name];
   let reply: string | undefined;
   if (!command) {
-    reply = (await runPluginCommand(ctx, parsed)) ?? `Unknown command /${parsed.name}. Send /help for the list.`;
+    const exec = quickCommandsOf(runner).find((quick) => quick.type === "exec" && quick.name === parsed.name);
+    if (exec?.type === "exec") reply = await runQuickExec(exec, runner.runtime.cwd);
+    else reply = (await runPluginCommand(ctx, parsed)) ?? `Unknown command /${parsed.name}. Send /help for the list.`;
   } else if (command.adminOnly && !ctx.admin && (await adminExists(ctx)))
     reply = `/${parsed.name} is for the admin only.`;
   else if (!command.whileBusy && runner.busy(sessionKey)) {

@@ -149,6 +149,8 @@ function modelSwitch(options: AgentOptions, wanted: NonNullable<AgentRequest["mo
 
 export interface HermesRuntime {
   readonly home: string;
+  /** Where commands run and relative paths resolve (`terminal.cwd`). */
+  readonly cwd: string;
   readonly config: HermesConfig;
   readonly model: string;
   readonly provider: string;
@@ -407,6 +409,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
 
   return {
     home,
+    cwd,
     config,
     model: choice.model,
     provider: choice.info.id,

@@ -404,6 +404,14 @@ export const configSchema = z.object(
       /** Characters of one line read_file shows; longer lines are cut. */
       max_line_length: integerAtLeast(0, 2000),
     }),
+    /** Slash commands of your own: {type: exec, command} or {type: alias, target} (docs/cli.md). */
+    quick_commands: z
+      .record(
+        z.string(),
+        section({ type: text(""), command: text(""), target: text(""), description: text("") }),
+        { error: () => "a mapping of command names to {type, command} or {type, target}" },
+      )
+      .default({}),
     /** A JSON array of {role, content} messages sent after the system prompt in every request, never stored. */
     prefill_messages_file: text(""),
     /** Characters of each project context file (AGENTS.md, ...) in the prompt; null: 20,000. */

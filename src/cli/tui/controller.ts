@@ -22,6 +22,7 @@ import { SessionTitler } from "../session-titles.js";
 import { createSlashRegistry } from "../slash/commands.js";
 import type { ContextStatus, DisplaySettings, SessionUsage, SlashContext, ToolProgressMode } from "../slash/context.js";
 import { describeUnresolved, type SlashRegistry, type SlashResolution } from "../slash/registry.js";
+import { registerPluginCommands, registerQuickCommands } from "./extra-commands.js";
 
 export interface TurnOutcome {
   text: string;
@@ -63,33 +64,6 @@ function textOf(content: Message["content"]): string {
   return content.map((part) => (part.type === "text" ? part.text : "")).join("");
 }
 
-/** Plugin slash commands join the built-in ones; a name already taken stays with the built-in. */
-function registerPluginCommands(
-  commands: SlashRegistry<SlashContext>,
-  runtime: Runtime,
-  sessionId: () => string,
-): void {
-  for (const { owner, item } of runtime.extensions?.plugins.commands ?? []) {
-    if (commands.get(item.name)) continue;
-    commands.register({
-      name: item.name,
-      ...(item.args ? { args: item.args } : {}),
-      description: `${item.description} (plugin ${owner})`,
-      category: "info",
-      run: async (args, ctx) => {
-        try {
-          const answer = await item.run(args, { platform: "cli", home: runtime.home, sessionId: sessionId() });
-          if (typeof answer === "string" && answer) ctx.print(answer);
-        } catch (error) {
-          ctx.print(
-            `/${item.name} (plugin ${owner}) failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }
-      },
-    });
-  }
-}
-
 function toolProgressFrom(value: string): ToolProgressMode {
   return value === "off" || value === "new" || value === "verbose" ? value : "all";
 }
@@ -124,6 +98,7 @@ export class ChatController implements SlashContext {
     };
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
     registerPluginCommands(this.commands, runtime, () => this.current.agent.sessionId);
+    registerQuickCommands(this.commands, runtime, (text) => view.print(text));
   }
 
   static async create(
