@@ -12,6 +12,9 @@ import { ORIGINAL_CONFIG_DEFAULTS } from "./original-config-keys.js";
 export const RENAMED_KEYS: Readonly<Record<string, string>> = {
   "auxiliary.title_generation": "auxiliary.title",
   "security.allow_private_urls": "web.allow_private_urls",
+  // The gateway's limits: turns running at once across chats, and agents kept in memory.
+  max_concurrent_sessions: "gateway.max_concurrent_runs",
+  max_live_sessions: "gateway.agent_cache.max_agents",
 };
 
 /**
@@ -116,6 +119,8 @@ export function applyRenamedKeys(input: unknown, file: string): { value: unknown
     const theirs = valueAtPath(value, from.split("."));
     const ours = valueAtPath(value, to.split("."));
     removeAtPath(value, from.split("."));
+    // null is the original's "not set" (max_concurrent_sessions: null, no limit of its own): ours applies.
+    if (theirs === null) continue;
     if (ours === undefined) {
       setAtPath(value, to.split("."), theirs);
       continue;

@@ -120,6 +120,16 @@ test("a key the original renamed is read under our name", async () => {
   assert.deepEqual(notActedOn, ["auxiliary.title_generation.language"]);
 });
 
+test("the original's gateway limits set ours; null, its 'no limit', leaves ours at its default", async () => {
+  const set = await loadConfigAsync({ home: homeWith({ max_concurrent_sessions: 4, max_live_sessions: 16 }) });
+  assert.equal(set.config.gateway.max_concurrent_runs, 4);
+  assert.equal(set.config.gateway.agent_cache.max_agents, 16);
+  assert.deepEqual(set.notActedOn, []);
+  const unset = await loadConfigAsync({ home: homeWith({ max_concurrent_sessions: null }) });
+  assert.equal(unset.config.gateway.max_concurrent_runs, 10);
+  assert.deepEqual(unset.warnings, []);
+});
+
 test("when both names are set ours wins, key by key, and a warning names both", async () => {
   const home = homeWith({
     auxiliary: { title_generation: { model: "theirs", provider: "openrouter" }, title: { model: "ours" } },
