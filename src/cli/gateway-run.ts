@@ -120,7 +120,12 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     const { registerCronjobTool } = await import("../tools/builtin/cronjob.js");
     const { cronToolBackend } = await import("../cron/tool-backend.js");
     const { configuredHosts } = await import("../cron/job-fields.js");
-    const scheduler = cronToolBackend(cron, { home, configuredHosts: configuredHosts(runtime.config) });
+    const { externalSkillDirs } = await import("../runtime/skill-dirs.js");
+    const scheduler = cronToolBackend(cron, {
+      home,
+      configuredHosts: configuredHosts(runtime.config),
+      externalDirs: externalSkillDirs(runtime.config.skills.external_dirs, home),
+    });
     registerCronjobTool(runtime.registry, scheduler);
     if (platforms.adapters.length > 0) {
       const { GatewayRunner } = await import("../gateway/runner.js");

@@ -51,6 +51,8 @@ export interface CronFieldsContext {
   configuredHosts: ReadonlySet<string>;
   /** Whether the caller may see job `id` (the same chat, or any job from the terminal). */
   canSee(id: string): Promise<boolean>;
+  /** `skills.external_dirs`, resolved: skills there count as installed. */
+  externalDirs?: readonly string[];
 }
 
 export type CronJobFields = Partial<
@@ -135,9 +137,14 @@ function checkWorkdir(home: string, workdir: string): string {
   return dir;
 }
 
-function checkSkills(home: string, requested: string[], workdir: string | null): string[] {
+function checkSkills(
+  home: string,
+  requested: string[],
+  workdir: string | null,
+  externalDirs: readonly string[] = [],
+): string[] {
   if (requested.length === 0) return requested;
-  const { skills } = discoverSkills({ home, cwd: workdir ?? home });
+  const { skills } = discoverSkills({ home, cwd: workdir ?? home, externalDirs });
   const missing = requested.filter((name) => !findSkill(skills, name.toLowerCase()));
   if (missing.length > 0) {
     throw new Error(
@@ -187,7 +194,12 @@ export async function cronJobFields(
     throw new Error("no_agent needs a script: the script's output is what gets delivered");
   }
   if (input.skills !== undefined) {
-    fields.skills = checkSkills(ctx.home, names(input.skills), fields.workdir ?? current?.workdir ?? null);
+    fields.skills = checkSkills(
+      ctx.home,
+      names(input.skills),
+      fields.workdir ?? current?.workdir ?? null,
+      ctx.externalDirs,
+    );
   }
   if (input.context_from !== undefined) fields.contextFrom = await checkContextFrom(names(input.context_from), ctx);
   if (input.enabled_toolsets !== undefined) {

@@ -59,9 +59,13 @@ function modelProblem(job: CronJob, home: string, env: NodeJS.ProcessEnv): strin
 }
 
 /** The job's skills as found now (project skills from its working directory too), or the missing names. */
-export function jobSkills(job: CronJob, home: string): { skills: Skill[]; missing: string[] } {
+export function jobSkills(
+  job: CronJob,
+  home: string,
+  externalDirs: readonly string[] = [],
+): { skills: Skill[]; missing: string[] } {
   if (job.skills.length === 0) return { skills: [], missing: [] };
-  const { skills } = discoverSkills({ home, cwd: job.workdir ?? home });
+  const { skills } = discoverSkills({ home, cwd: job.workdir ?? home, externalDirs });
   const found: Skill[] = [];
   const missing: string[] = [];
   for (const name of job.skills) {
@@ -73,7 +77,12 @@ export function jobSkills(job: CronJob, home: string): { skills: Skill[]; missin
 }
 
 /** Why the job cannot run at all, found before any model call. */
-export function preflight(job: CronJob, home: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function preflight(
+  job: CronJob,
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  externalDirs: readonly string[] = [],
+): string | undefined {
   if (job.script) {
     const path = scriptPath(home, job.script);
     if (typeof path !== "string") return path.problem;
@@ -85,7 +94,7 @@ export function preflight(job: CronJob, home: string, env: NodeJS.ProcessEnv = p
   if (job.noAgent) return undefined;
   const threats = scanForThreats(job.prompt, "strict");
   if (threats.length) return `the prompt looks like a prompt injection (${threats.join(", ")})`;
-  const { missing } = jobSkills(job, home);
+  const { missing } = jobSkills(job, home, externalDirs);
   if (missing.length) return `skill${missing.length > 1 ? "s" : ""} not installed: ${missing.join(", ")}`;
   return modelProblem(job, home, env);
 }

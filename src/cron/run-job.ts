@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HermesRuntime } from "../runtime/runtime.js";
+import { externalSkillDirs } from "../runtime/skill-dirs.js";
 import type { CronDeliveryResult, CronJob, CronRun, CronRunResult, CronStore } from "../state/cron-store.js";
 import { readDotEnv } from "../state/dotenv.js";
 import type { GatewayStore } from "../state/gateway-store.js";
@@ -31,6 +32,11 @@ export interface CronRunDeps {
 }
 
 const SCRIPT_TIMEOUT_MS = 300_000;
+
+/** `skills.external_dirs` of the running config. */
+function skillDirsOf(deps: CronRunDeps): string[] {
+  return externalSkillDirs(deps.runtime.config.skills.external_dirs, deps.home);
+}
 
 export function outputDir(home: string, jobId: string): string {
   return join(home, "cron", "output", jobId);
@@ -69,9 +75,10 @@ function latestOutput(home: string, jobId: string): string | undefined {
   return newest ? readFileSync(join(dir, newest), "utf8") : undefined;
 }
 
-function buildPrompt(job: CronJob, scriptOutput: string | undefined, home: string): string {
+function buildPrompt(job: CronJob, scriptOutput: string | undefined, deps: CronRunDeps): string {
+  const { home } = deps;
   const parts: string[] = [];
-  const skills = skillInstructions(jobSkills(job, home).skills);
+  const skills = skillInstructions(jobSkills(job, home, skillDirsOf(deps)).skills);
   if (skills) parts.push(skills);
   for (const other of job.contextFrom) {
     // "self": this job's own previous output, so a recurring job can carry on from its last run.
@@ -162,7 +169,7 @@ export async function executeRun(deps: CronRunDeps, job: CronJob, run: CronRun):
       homeFromConfig(deps),
     );
 
-  const blocked = preflight(job, deps.home);
+  const blocked = preflight(job, deps.home, process.env, skillDirsOf(deps));
   if (blocked) {
     await deps.cron.updateJob(job.id, { state: "blocked", pausedReason: blocked, pausedAt: now() }, now());
     deps.log?.(`cron job ${job.id} (${job.name}) is blocked: ${blocked}`);
@@ -180,7 +187,7 @@ export async function executeRun(deps: CronRunDeps, job: CronJob, run: CronRun):
     if (job.noAgent) {
       text = scriptOutput ?? "";
     } else {
-      const outcome = await runAgent(job, buildPrompt(job, scriptOutput, deps.home), deps);
+      const outcome = await runAgent(job, buildPrompt(job, scriptOutput, deps), deps);
       if (outcome.status !== "ok") {
         const why = outcome.reason ?? "the agent failed";
         const partial = outcome.text.trim()

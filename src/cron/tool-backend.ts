@@ -39,6 +39,8 @@ export interface CronToolBackendOptions {
   home?: string;
   /** Hosts config.yaml already sends a key to; a job's base URL may name them (see job-fields.ts). */
   configuredHosts?: ReadonlySet<string>;
+  /** `skills.external_dirs`, resolved. */
+  externalDirs?: readonly string[];
 }
 
 function fieldsInput(spec: CronToolJobSpec): CronJobFieldsInput {
@@ -61,6 +63,7 @@ export function cronToolBackend(store: CronStore, options: CronToolBackendOption
     cronJobFields(fieldsInput(spec), current, {
       home,
       configuredHosts,
+      ...(options.externalDirs ? { externalDirs: options.externalDirs } : {}),
       canSee: async (id) => {
         const job = await store.getJob(id);
         return job !== null && inScope(job, scope);

@@ -17,6 +17,7 @@ import { seedBundledSkills } from "../tools/skills/seed.js";
 import { buildSkillsIndex } from "../tools/skills/skills-index.js";
 import { registerSkillsTools } from "../tools/skills/tools.js";
 import { WebsiteBlocklist } from "../tools/web/blocklist.js";
+import { externalSkillDirs } from "./skill-dirs.js";
 
 export interface SessionTools {
   approvals: ApprovalPolicy;
@@ -74,8 +75,9 @@ export async function assembleTools(
   } catch (error) {
     input.notice(`could not seed the bundled skills: ${(error as Error).message}`);
   }
-  registerSkillsTools(registry, { home, cwd });
-  const { skills, problems } = discoverSkills({ home, cwd });
+  const externalDirs = externalSkillDirs(config.skills.external_dirs, home);
+  registerSkillsTools(registry, { home, cwd, externalDirs });
+  const { skills, problems } = discoverSkills({ home, cwd, externalDirs });
   for (const problem of problems) input.notice(`skill ${problem.path}: ${problem.message}`);
 
   let mcp: McpManager | undefined;

@@ -138,4 +138,6 @@ const skillHub = z.object(
 export const skillsSection = section({
   /** Hub indexes `hermes skills search` and `install` read (see docs/skills.md). */
   hubs: z.array(skillHub, accepts("a list of hubs")).default([]),
+  /** Shared skill folders, read-only (`~` and `${VAR}` expanded; relative: under $HERMES_HOME). */
+  external_dirs: stringList(),
 });

@@ -61,7 +61,13 @@ export function registerInfo(app: Hono<HonoEnv>, ctx: ServerContext): void {
 
   app.get("/v1/skills", async (c) => {
     const { discoverSkills } = await import("../../tools/skills/discovery.js");
-    const { skills } = discoverSkills({ home: ctx.runtime.home, cwd: process.cwd() });
+    const { externalSkillDirs } = await import("../../runtime/skill-dirs.js");
+    const { home, cwd, config } = ctx.runtime;
+    const { skills } = discoverSkills({
+      home,
+      cwd,
+      externalDirs: externalSkillDirs(config.skills.external_dirs, home),
+    });
     const data = skills.map((skill) => ({
       name: skill.name,
       description: skill.description,

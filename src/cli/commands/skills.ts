@@ -5,6 +5,7 @@
  * bundled skills, which is a no-op once they are in place.
  */
 import type { Command } from "commander";
+import type { DiscoverOptions } from "../../tools/skills/discovery.js";
 import { type CommandIo, processIo } from "./config.js";
 
 async function skillsContext() {
@@ -15,7 +16,25 @@ async function skillsContext() {
   ]);
   const home = hermesHome();
   seed.seedBundledSkills(home);
-  return { home, ...discovery };
+  const externalDirs = await configuredExternalDirs(home);
+  return {
+    home,
+    ...discovery,
+    discoverSkills: (options: DiscoverOptions) => discovery.discoverSkills({ ...options, externalDirs }),
+  };
+}
+
+/** `skills.external_dirs`, or none when config.yaml cannot be read (the commands still list the rest). */
+async function configuredExternalDirs(home: string): Promise<string[]> {
+  try {
+    const [{ loadConfigAsync }, { externalSkillDirs }] = await Promise.all([
+      import("../../state/config-load.js"),
+      import("../../runtime/skill-dirs.js"),
+    ]);
+    return externalSkillDirs((await loadConfigAsync({ home })).config.skills.external_dirs, home);
+  } catch {
+    return [];
+  }
 }
 
 /** The skills context plus the hub modules and the configured hubs; undefined (reported) when the config is broken. */

@@ -10,6 +10,7 @@ import { resolveToolNames } from "../../agent/options.js";
 import { titleWithAuxiliary } from "../../agent/session-title.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
+import { externalSkillDirs } from "../../runtime/skill-dirs.js";
 import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import { discoverSkills, type Skill } from "../../tools/skills/discovery.js";
@@ -162,7 +163,11 @@ export class ChatController implements SlashContext {
   skills(): Skill[] {
     const home = this.current.agent.options.home;
     if (!home) return [];
-    return discoverSkills({ home, cwd: this.current.agent.options.cwd ?? process.cwd() }).skills;
+    return discoverSkills({
+      home,
+      cwd: this.current.agent.options.cwd ?? process.cwd(),
+      externalDirs: externalSkillDirs(this.current.config.skills.external_dirs, home),
+    }).skills;
   }
 
   private async runCommand(resolution: SlashResolution<SlashContext>): Promise<void> {

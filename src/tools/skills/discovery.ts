@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { SKILL_FILE, type SkillFrontmatter, type SkillPlatform, skillNameProblem } from "./frontmatter.js";
 import { type SkillScan, SkillScanCache } from "./scan-cache.js";
 
-export type SkillSource = "user" | "project";
+export type SkillSource = "user" | "project" | "external";
 
 export interface Skill {
   /** The skill's directory name, which is also its `/command` and its name for the tools. */
@@ -39,6 +39,11 @@ export interface DiscoverOptions {
   cwd?: string;
   /** Defaults to the running platform; skills whose `platforms` exclude it are left out. */
   platform?: NodeJS.Platform;
+  /**
+   * Shared skill folders (`skills.external_dirs`, absolute paths), read-only. A skill of the
+   * same name in the user's or the project's folder takes precedence.
+   */
+  externalDirs?: readonly string[];
 }
 
 export function userSkillsDir(home: string): string {
@@ -170,13 +175,21 @@ export function discoverSkills(options: DiscoverOptions): SkillCatalog {
   const catalog: SkillCatalog = { skills: [], problems: [] };
   const current = platformName(options.platform ?? process.platform);
   const byName = new Map<string, Skill>();
+  // Later roots win a name: shared folders, then the user's, then the project's.
   const roots: Array<[string | undefined, SkillSource]> = [
+    ...(options.externalDirs ?? []).map((dir): [string, SkillSource] => [dir, "external"]),
     [userSkillsDir(options.home), "user"],
     [options.cwd ? projectSkillsDir(options.cwd, options.home) : undefined, "project"],
   ];
   const scans = SkillScanCache.open(options.home);
+  // Among the shared folders the first listed keeps a name.
+  const shared = new Set<string>();
   for (const [root, source] of roots) {
     if (!root) continue;
+    if (source === "external" && !isDirectory(root)) {
+      catalog.problems.push({ path: root, message: "skills.external_dirs names a folder that does not exist" });
+      continue;
+    }
     const seen = new Set<string>();
     for (const skill of scanRoot(root, source, catalog, scans)) {
       const platforms = skill.frontmatter.platforms;
@@ -190,6 +203,10 @@ export function discoverSkills(options: DiscoverOptions): SkillCatalog {
         continue;
       }
       seen.add(skill.name);
+      if (source === "external") {
+        if (shared.has(skill.name)) continue;
+        shared.add(skill.name);
+      }
       byName.set(skill.name, skill);
     }
   }

@@ -16,6 +16,8 @@ export interface SkillsToolsOptions {
   home: string;
   /** Where project skills are looked for; defaults to the calling tool context's cwd. */
   cwd?: string;
+  /** `skills.external_dirs`, resolved. */
+  externalDirs?: readonly string[];
 }
 
 export const skillsListParameters = z.object({
@@ -45,7 +47,11 @@ export const skillManageParameters = z.object({
 });
 
 function catalogFor(options: SkillsToolsOptions, ctx: Pick<ToolContext, "cwd">) {
-  return discoverSkills({ home: options.home, cwd: options.cwd ?? ctx.cwd });
+  return discoverSkills({
+    home: options.home,
+    cwd: options.cwd ?? ctx.cwd,
+    ...(options.externalDirs ? { externalDirs: options.externalDirs } : {}),
+  });
 }
 
 export function skillsListTool(
