@@ -85,6 +85,8 @@ export interface AgentOptions {
   timeZone?: string;
   /** The user's own words about this environment (`agent.environment_hint`), added to the environment layer. */
   environmentHint?: string;
+  /** `platform_hints`: the platform layer's text per platform, in place of the built-in one ("" drops it). */
+  platformHints?: Record<string, string>;
   /** Exact tool names to enable; overrides the toolsets. */
   tools?: string[];
   platform?: string;

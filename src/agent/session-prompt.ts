@@ -32,6 +32,7 @@ export async function sessionPromptInput(
     memoryBlock: memory ? await memory.systemPromptBlock() : undefined,
     timeZone: options.timeZone,
     environmentHint: options.environmentHint,
+    platformHint: options.platform ? options.platformHints?.[options.platform] : undefined,
   };
 }
 

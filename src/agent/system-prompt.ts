@@ -52,6 +52,8 @@ export interface SystemPromptInput {
   timeZone?: string;
   /** What the user wrote about the environment (`agent.environment_hint`). */
   environmentHint?: string | undefined;
+  /** The user's text for this platform's layer (`platform_hints`); "" leaves the layer out. */
+  platformHint?: string | undefined;
 }
 
 export interface PromptLayer {
@@ -63,7 +65,7 @@ export interface PromptLayer {
 export function systemPromptLayers(input: SystemPromptInput): PromptLayer[] {
   const layers: Array<[string, string | undefined]> = [
     ["identity", identity(input.home)],
-    ["platform", input.platform ? PLATFORM_HINTS[input.platform] : undefined],
+    ["platform", input.platformHint ?? (input.platform ? PLATFORM_HINTS[input.platform] : undefined)],
     ["environment", environmentHint(input)],
     ["model guidance", modelFamilyGuidance(input.model, input.toolNames)],
     ["tool guidance", behaviourGuidance(input.toolNames)],

@@ -153,6 +153,7 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     ...(config.agent.disabled_toolsets.length ? { disabledToolsets: [...config.agent.disabled_toolsets] } : {}),
     ...(config.timezone ? { timeZone: config.timezone } : {}),
     ...(config.agent.environment_hint.trim() ? { environmentHint: config.agent.environment_hint } : {}),
+    ...(Object.keys(config.platform_hints).length ? { platformHints: { ...config.platform_hints } } : {}),
     firstByteTimeoutMs: Math.round(config.agent.first_byte_timeout * 1000),
     maxReplyBytes: config.agent.max_reply_bytes,
     registry: input.registry,

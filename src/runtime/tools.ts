@@ -66,6 +66,9 @@ export async function assembleTools(
     },
     ...(config.web.backend ? { webBackend: config.web.backend } : {}),
     ...(config.web.allow_private_urls ? { webAllowPrivateUrls: true } : {}),
+    ...(config.web.search_backend ? { webSearchBackend: config.web.search_backend } : {}),
+    ...(config.web.extract_backend ? { webExtractBackend: config.web.extract_backend } : {}),
+    ...(config.web.extract_char_limit ? { webExtractPageChars: config.web.extract_char_limit } : {}),
     websiteBlocklist: WebsiteBlocklist.from(config.security.website_blocklist, home, input.notice),
     ...toolOutputLimits(config),
   });

@@ -404,6 +404,10 @@ export const configSchema = z.object(
       /** Characters of one line read_file shows; longer lines are cut. */
       max_line_length: integerAtLeast(0, 2000),
     }),
+    /** The system prompt's platform layer per platform (cli, telegram, ...), in place of ours; "" drops it. */
+    platform_hints: z
+      .record(z.string(), z.string({ error: () => "text" }), { error: () => "a mapping of platform names to text" })
+      .default({}),
     /** Slash commands of your own: {type: exec, command} or {type: alias, target} (docs/cli.md). */
     quick_commands: z
       .record(
@@ -433,6 +437,11 @@ export const configSchema = z.object(
       backend: text(""),
       /** Let web_extract's own fetch read private, loopback and link-local addresses. */
       allow_private_urls: bool(false),
+      /** One tool's backend in place of `backend` (the original's keys; "" = `backend`). */
+      search_backend: text(""),
+      extract_backend: text(""),
+      /** Characters of one page web_extract returns (0 = our own limit, 50,000). */
+      extract_char_limit: integerAtLeast(0, 0),
     }),
     /** Named OpenAI-compatible endpoints, usable as `model.provider: NAME` and `--provider NAME`. */
     providers: providersSchema,

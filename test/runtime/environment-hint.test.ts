@@ -27,3 +27,23 @@ test("agent.environment_hint reaches the environment layer of the system prompt,
   const without = environmentOf(systemPromptLayers({ cwd: "/w", toolNames: [], environmentHint: "   " }));
   assert.doesNotMatch(without, /from the user/, "a blank hint adds nothing");
 });
+
+test("platform_hints replaces a platform's layer, leaves the others, and an empty text drops it", async () => {
+  const home = tempDir("hermes-platform-hints-");
+  writeFileSync(
+    join(home, "config.yaml"),
+    "model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n" +
+      'platform_hints:\n  cli: "Answer in French, in the terminal."\n  cron: ""\n',
+  );
+  const runtime = await openRuntime({ home, localServers: false, skipDotEnv: true });
+  try {
+    const layerOf = async (platform: string) =>
+      (await runtime.createAgent({ platform }).requestPreview()).layers.find((layer) => layer.name === "platform")
+        ?.text;
+    assert.equal(await layerOf("cli"), "Answer in French, in the terminal.");
+    assert.match((await layerOf("api_server")) ?? "", /OpenAI-compatible HTTP API/);
+    assert.equal(await layerOf("cron"), undefined);
+  } finally {
+    await runtime.close();
+  }
+});

@@ -278,3 +278,23 @@ test("web_extract takes at most five URLs", () => {
   assert.throws(() => spec?.parameters.parse({ urls: ["a", "b", "c", "d", "e", "f"] }));
   assert.equal(spec?.parallelSafe, true);
 });
+
+test("search and extract can each have their own backend, and extract_char_limit caps a page", async () => {
+  const registry = new ToolRegistry();
+  registerWebTools(registry, {
+    env: () => envFor({ EXA_API_KEY: "e", FIRECRAWL_API_KEY: "f", TAVILY_API_KEY: "t" }),
+    allowPrivateUrls: true,
+    backend: "tavily",
+    searchBackend: "exa",
+    extractBackend: "firecrawl",
+    extractPageChars: 5,
+  });
+  const search = await callTool(registry, "web_search", { query: "q" }, ctx);
+  assert.equal(search.backend, "exa");
+  const extract = await callTool(registry, "web_extract", { urls: [`${base}/site/a`] }, ctx);
+  assert.equal(extract.backend, "firecrawl");
+  assert.match(
+    String((extract.results as Array<{ content: string }>)[0]?.content),
+    /^# Scr\n\n\[\.\.\. 4 more characters not shown \.\.\.\]$/,
+  );
+});

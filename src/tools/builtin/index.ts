@@ -26,6 +26,10 @@ export interface BuiltinToolsDeps {
   webBackend?: string;
   /** `web.allow_private_urls`. */
   webAllowPrivateUrls?: boolean;
+  /** `web.search_backend`, `web.extract_backend` and `web.extract_char_limit`. */
+  webSearchBackend?: string;
+  webExtractBackend?: string;
+  webExtractPageChars?: number;
   /** `security.website_blocklist`, when enabled. */
   websiteBlocklist?: WebsiteBlocklist | null;
   /** `tool_output.max_bytes`: terminal output kept for the model. */
@@ -55,6 +59,9 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     ...(deps.webBackend ? { backend: deps.webBackend } : {}),
     ...(deps.webAllowPrivateUrls ? { allowPrivateUrls: true } : {}),
     ...(deps.websiteBlocklist ? { blocklist: deps.websiteBlocklist } : {}),
+    ...(deps.webSearchBackend ? { searchBackend: deps.webSearchBackend } : {}),
+    ...(deps.webExtractBackend ? { extractBackend: deps.webExtractBackend } : {}),
+    ...(deps.webExtractPageChars ? { extractPageChars: deps.webExtractPageChars } : {}),
   });
   registerExecuteCodeTools(registry, deps.codeExecution ?? {});
 }

@@ -20,6 +20,11 @@ const EXTRACT_PAGE_MAX_CHARS = 50_000;
 export interface WebToolsOptions {
   /** Backend by name (config `web.backend`); default: HERMES_WEB_BACKEND, else the first with a key. */
   backend?: string;
+  /** `web.search_backend` / `web.extract_backend`: one tool's backend, in place of `backend`. */
+  searchBackend?: string;
+  extractBackend?: string;
+  /** `web.extract_char_limit`: characters of one page web_extract returns at most. */
+  extractPageChars?: number;
   /** Where API keys and base URLs are read, at call time (default process.env). */
   env?: () => Env;
   /** `web.allow_private_urls`: let the direct fetch read private and loopback addresses. */
@@ -56,7 +61,7 @@ export async function webSearchTool(
   ctx: Pick<ToolContext, "signal">,
   options: WebToolsOptions = {},
 ): Promise<string> {
-  const backend = selectWebBackend(currentEnv(options), options.backend);
+  const backend = selectWebBackend(currentEnv(options), options.searchBackend || options.backend);
   if (!backend) {
     return JSON.stringify({
       error: "Web search needs an API key: set TAVILY_API_KEY, EXA_API_KEY or FIRECRAWL_API_KEY.",
@@ -98,7 +103,7 @@ export async function webExtractTool(
   // A blocked URL goes to no backend and is not fetched; it answers with the policy's reason.
   const refused = new Map(urls.flatMap((url) => (blocked(url) ? [[url, blocked(url)!] as const] : [])));
   const allowed = urls.filter((url) => !refused.has(url));
-  const backend = selectWebBackend(currentEnv(options), options.backend);
+  const backend = selectWebBackend(currentEnv(options), options.extractBackend || options.backend);
   let pages: ExtractedPage[] | null = null;
   let backendError: string | undefined;
   if (backend && allowed.length > 0) {
@@ -130,7 +135,8 @@ export async function webExtractTool(
     const reason = refused.get(url);
     return reason ? { url, title: "", content: "", error: reason } : fetched[allowed.indexOf(url)]!;
   });
-  const perPage = Math.min(EXTRACT_PAGE_MAX_CHARS, Math.floor(EXTRACT_TOTAL_CHARS / urls.length));
+  const pageLimit = options.extractPageChars ?? EXTRACT_PAGE_MAX_CHARS;
+  const perPage = Math.min(pageLimit, Math.floor(Math.max(EXTRACT_TOTAL_CHARS, pageLimit) / urls.length));
   return JSON.stringify({
     ...(backend ? { backend: backend.name } : { backend: "direct" }),
     ...(backendError ? { backend_error: backendError } : {}),
@@ -147,7 +153,7 @@ export function registerWebTools(registry: ToolRegistry, options: WebToolsOption
       "use web_extract to read a page in full.",
     parameters: webSearchParameters,
     handler: (args, ctx) => webSearchTool(args, ctx, options),
-    check: () => selectWebBackend(currentEnv(options), options.backend) !== null,
+    check: () => selectWebBackend(currentEnv(options), options.searchBackend || options.backend) !== null,
     parallelSafe: true,
     untrustedOutput: true,
     emoji: "🌐",
