@@ -492,7 +492,11 @@ export class Agent {
   }
 
   private requestMessages(extra: Message[]): Message[] {
-    const ephemeral = [this.options.ephemeralSystemPrompt, this.runOptions.ephemeralSystemPrompt]
+    const ephemeral = [
+      this.options.ephemeralSystemPrompt,
+      this.options.personality?.prompt,
+      this.runOptions.ephemeralSystemPrompt,
+    ]
       .filter(Boolean)
       .join("\n\n");
     const system = withEphemeralLayer(this.systemPrompt ?? "", ephemeral || undefined);

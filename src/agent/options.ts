@@ -102,6 +102,8 @@ export interface AgentOptions {
    * `prefill_messages_file`).
    */
   prefillMessages?: Message[];
+  /** The conversation's personality (`/personality`): its name and instructions, in the ephemeral layer. */
+  personality?: { name: string; prompt: string };
   /** Added to the system prompt of every request but never stored with the session. */
   ephemeralSystemPrompt?: string;
   /** The skills catalog for the system prompt. */

@@ -4,6 +4,7 @@
  * wait until it is idle. Admin-only commands say so to everyone else.
  */
 
+import { choosePersonality, listPersonalities, personalities } from "../runtime/personalities.js";
 import { expandAlias, type QuickCommand, quickCommands, runQuickExec } from "../runtime/quick-commands.js";
 import { cronCommand } from "../tools/builtin/cron-command.js";
 import { isPermissionMode } from "../tools/permissions/gate.js";
@@ -284,6 +285,22 @@ const COMMANDS: Record<string, GatewayCommand> = {
       if (!REASONING_LEVELS.includes(level)) return `Usage: /reasoning [${REASONING_LEVELS.join("|")}]`;
       agent.options.reasoningEffort = level;
       return `Reasoning effort set to ${level} for this conversation.`;
+    },
+  },
+  personality: {
+    summary: "take on a personality here: /personality [NAME|none]",
+    async run(ctx, args) {
+      const known = personalities(ctx.runner.runtime.config.personalities, (problem) => ctx.runner.log(problem));
+      const agent = await sessionAgent(ctx.runner, ctx.sessionKey, ctx.message);
+      const choice = choosePersonality(args, known);
+      if (typeof choice === "string") return choice;
+      if (choice.kind === "list") return listPersonalities(known, agent.options.personality?.name);
+      if (choice.kind === "clear") {
+        delete agent.options.personality;
+        return "Personality cleared for this conversation.";
+      }
+      agent.options.personality = { name: choice.personality.name, prompt: choice.personality.prompt };
+      return `Personality set to ${choice.personality.name} for this conversation.`;
     },
   },
   verbose: {

@@ -404,6 +404,10 @@ export const configSchema = z.object(
       /** Characters of one line read_file shows; longer lines are cut. */
       max_line_length: integerAtLeast(0, 2000),
     }),
+    /** Named instructions for `/personality NAME`: text, or {system_prompt, description}. */
+    personalities: z
+      .record(z.string(), z.unknown(), { error: () => "a mapping of personality names to instructions" })
+      .default({}),
     /** The system prompt's platform layer per platform (cli, telegram, ...), in place of ours; "" drops it. */
     platform_hints: z
       .record(z.string(), z.string({ error: () => "text" }), { error: () => "a mapping of platform names to text" })

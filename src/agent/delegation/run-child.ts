@@ -62,6 +62,7 @@ const PARENT_ONLY_OPTIONS = [
   "disabledToolsets",
   "ephemeralSystemPrompt",
   "prefillMessages",
+  "personality",
   "skillsIndex",
 ] as const;
 

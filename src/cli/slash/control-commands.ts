@@ -246,6 +246,26 @@ const settingsCommands: Command[] = [
     },
   },
   {
+    name: "personality",
+    args: "[NAME|none]",
+    description: "list personalities, or take one on for this session (personalities in config.yaml add more)",
+    category: "config",
+    async run(args, ctx) {
+      const { personalities, choosePersonality, listPersonalities } = await import("../../runtime/personalities.js");
+      const known = personalities(ctx.runtime.config.personalities, () => {});
+      const options = ctx.runtime.agent.options;
+      const choice = choosePersonality(args, known);
+      if (typeof choice === "string") return ctx.print(choice);
+      if (choice.kind === "list") return ctx.print(listPersonalities(known, options.personality?.name));
+      if (choice.kind === "clear") {
+        delete options.personality;
+        return ctx.print("Personality: none (from the next model call)");
+      }
+      options.personality = { name: choice.personality.name, prompt: choice.personality.prompt };
+      ctx.print(`Personality: ${choice.personality.name} (from the next model call)`);
+    },
+  },
+  {
     name: "mode",
     description: "show or set the permission mode: plan (read-only), ask, auto-edit, yolo (Shift+Tab cycles)",
     category: "config",
