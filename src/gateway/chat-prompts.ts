@@ -54,7 +54,9 @@ export async function askQuestionInChat(
   question: string,
   choices?: string[],
 ): Promise<string> {
-  const timeoutMs = runner.runtime.config.approvals.timeout * 1000 * 5;
+  const { agent, approvals } = runner.runtime.config;
+  // agent.clarify_timeout (the original's key) when set; else five approval timeouts.
+  const timeoutMs = (agent.clarify_timeout || approvals.timeout * 5) * 1000;
   const answer = runner.interactions.question(sessionKey, timeoutMs);
   if (!(choices?.length && (await askWithButtons(runner, message, question, choices)))) {
     const listed = choices?.length ? `\n${choices.map((c, i) => `${i + 1}. ${c}`).join("\n")}` : "";

@@ -249,6 +249,8 @@ export const configSchema = z.object(
       disabled_toolsets: stringList(),
       /** Your own words about this environment, added to the system prompt's environment layer. */
       environment_hint: text(""),
+      /** Seconds a chat question (clarify) waits for the answer; 0 = five times approvals.timeout. */
+      clarify_timeout: integerAtLeast(0, 0),
     }),
     /** The zone the system prompt states the time in and cron schedules default to ("" = this machine's). */
     timezone: timeZoneText(),

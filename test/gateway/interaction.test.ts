@@ -109,6 +109,26 @@ test("a clarify question is answered by the chat's next message", async () => {
   }
 });
 
+test("agent.clarify_timeout bounds how long a chat question waits for its answer", async () => {
+  const gw = await startGateway({
+    provider: {
+      script: [{ toolCalls: [{ name: "clarify", arguments: { question: "Which colour?" } }] }],
+      ...echoResult,
+    },
+    config: "agent:\n  clarify_timeout: 1\n",
+  });
+  try {
+    const asked = Date.now();
+    gw.adapter.inject({ messageId: "1", text: "paint it" });
+    await gw.adapter.waitForText(/Which colour\?/);
+    await gw.adapter.waitForText(/^result:/);
+    // Without the setting the question would wait five approval timeouts (300 s).
+    assert.ok(Date.now() - asked < 60_000, "the run went on without an answer");
+  } finally {
+    await gw.close();
+  }
+});
+
 test("/new starts a fresh conversation; /help lists the commands; an unknown command says so", async () => {
   const gw = await startGateway({
     provider: { fallback: (req) => ({ text: `turns ${(req.body.messages as unknown[]).length}` }) },
