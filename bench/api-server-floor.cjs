@@ -9,23 +9,15 @@
 // Env: API_SERVER_KEY. Prints "listening on http://127.0.0.1:<port>" to stderr.
 const http = require("node:http");
 const { randomBytes, timingSafeEqual, createHash } = require("node:crypto");
-const { existsSync, readFileSync } = require("node:fs");
-const { join } = require("node:path");
+const { readFileSync } = require("node:fs");
+const { openFloorDatabase } = require("./floor-sqlite.cjs");
 
 const [baseUrl, templateFile, databaseFile] = process.argv.slice(2);
 const template = JSON.parse(readFileSync(templateFile, "utf8"));
 const systemMessage = template.messages.find((m) => m.role === "system");
 const keyDigest = createHash("sha256").update(`Bearer ${process.env.API_SERVER_KEY}`).digest();
 
-const nodeApi = Number(process.versions.node.split(".")[0]) >= 22;
-const pkg = join(__dirname, "..", "node_modules", nodeApi ? "better-sqlite3-napi" : "better-sqlite3");
-const compiled = join(pkg, "build", "Release", "better_sqlite3.node");
-const nativeBinding = existsSync(compiled)
-  ? compiled
-  : join(pkg, "prebuilds", `${process.platform}-${process.arch}.node`);
-const Database = require(pkg);
-const db = new Database(databaseFile, { nativeBinding });
-db.pragma("journal_mode = WAL");
+const db = openFloorDatabase(databaseFile);
 db.pragma("synchronous = NORMAL");
 db.exec(`
 create table if not exists sessions (id text primary key, source text, started_at real, message_count integer);

@@ -6,20 +6,10 @@
 // Usage: node bench/one-shot-floor.cjs <base URL ending in /v1> <database file>
 const http = require("node:http");
 const { spawn } = require("node:child_process");
-const { existsSync } = require("node:fs");
-const { join } = require("node:path");
+const { openFloorDatabase } = require("./floor-sqlite.cjs");
 
 const [baseUrl, databaseFile] = process.argv.slice(2);
-const nodeApi = Number(process.versions.node.split(".")[0]) >= 22;
-const pkg = join(__dirname, "..", "node_modules", nodeApi ? "better-sqlite3-napi" : "better-sqlite3");
-const compiled = join(pkg, "build", "Release", "better_sqlite3.node");
-const nativeBinding = existsSync(compiled)
-  ? compiled
-  : join(pkg, "prebuilds", `${process.platform}-${process.arch}.node`);
-const Database = require(pkg);
-
-const db = new Database(databaseFile, { nativeBinding });
-db.pragma("journal_mode = WAL");
+const db = openFloorDatabase(databaseFile);
 db.exec("create table if not exists messages (id integer primary key, role text, content text)");
 const insert = db.prepare("insert into messages (role, content) values (?, ?)");
 

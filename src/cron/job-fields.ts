@@ -12,23 +12,14 @@ import { resolveProvider } from "../llm/providers.js";
 import { namedEndpoints } from "../state/config-providers.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import type { CronJob } from "../state/cron-store.js";
+import type { CronToolJobSpec } from "../tools/builtin/cronjob.js";
 import { discoverSkills, findSkill } from "../tools/skills/discovery.js";
 import { listToolsets, validateToolset } from "../tools/toolsets.js";
 import { baseUrlProblem, isLoopbackHost } from "../util/base-url.js";
 import { scriptPath } from "./job-preflight.js";
 
 /** The fields as the tool receives them; an empty string or list clears a field on update. */
-export interface CronJobFieldsInput {
-  skills?: string[];
-  script?: string;
-  no_agent?: boolean;
-  context_from?: string[];
-  enabled_toolsets?: string[];
-  workdir?: string;
-  model?: string;
-  provider?: string;
-  base_url?: string;
-}
+export type CronJobFieldsInput = Pick<CronToolJobSpec, (typeof CRON_FIELD_NAMES)[number]>;
 
 export const CRON_FIELD_NAMES = [
   "skills",
@@ -40,7 +31,7 @@ export const CRON_FIELD_NAMES = [
   "model",
   "provider",
   "base_url",
-] as const satisfies ReadonlyArray<keyof CronJobFieldsInput>;
+] as const satisfies ReadonlyArray<keyof CronToolJobSpec>;
 
 export interface CronFieldsContext {
   home: string;

@@ -416,11 +416,9 @@ export const configSchema = z.object(
       .default({}),
     /** Slash commands of your own: {type: exec, command} or {type: alias, target} (docs/cli.md). */
     quick_commands: z
-      .record(
-        z.string(),
-        section({ type: text(""), command: text(""), target: text(""), description: text("") }),
-        { error: () => "a mapping of command names to {type, command} or {type, target}" },
-      )
+      .record(z.string(), section({ type: text(""), command: text(""), target: text(""), description: text("") }), {
+        error: () => "a mapping of command names to {type, command} or {type, target}",
+      })
       .default({}),
     /** A JSON array of {role, content} messages sent after the system prompt in every request, never stored. */
     prefill_messages_file: text(""),

@@ -8,7 +8,7 @@ import type { RecordedRequest } from "../fake-provider/types.js";
 import { modelRequests, startGateway } from "../gateway/harness.js";
 
 const systemOf = (request: RecordedRequest | undefined) =>
-  String((request?.body.messages as Array<{ role: string; content: string }>)[0]?.content ?? "");
+  String((request?.body.messages as Array<{ role: string; content: string }> | undefined)?.[0]?.content ?? "");
 
 test("config.yaml's personalities join the built-in ones; unusable entries are reported", () => {
   const problems: string[] = [];
