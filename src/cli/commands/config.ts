@@ -23,6 +23,20 @@ export function maskSecret(value: string): string {
   return value.length >= 12 ? `${value.slice(0, 4)}…${value.slice(-4)}` : "***";
 }
 
+const SECRET_FIELD = /(?:^|_)(?:api_?key|token|secret|password)$/i;
+
+/** `value` with every non-empty string under a secret-looking key (api_key, token, ...) masked. */
+export function maskSecretFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecretFields);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      typeof inner === "string" && inner && SECRET_FIELD.test(key) ? maskSecret(inner) : maskSecretFields(inner),
+    ]),
+  );
+}
+
 async function state() {
   const [config, dotenv, paths, yaml] = await Promise.all([
     import("../../state/config.js"),
@@ -115,11 +129,13 @@ export function registerConfigCommands(program: Command, io: CommandIo = process
       const home = s.hermesHome();
       const { config: effective, warnings } = s.loadConfig({ home });
       for (const warning of warnings) io.err(`warning: ${warning}`);
+      // Keys written into config.yaml (delegation.api_key, providers.*.api_key) are not echoed whole.
+      const shown = maskSecretFields(effective);
       if (opts.json) {
-        io.out(JSON.stringify(effective, null, 2));
+        io.out(JSON.stringify(shown, null, 2));
         return;
       }
-      io.out(s.yaml.stringify(effective).trimEnd());
+      io.out(s.yaml.stringify(shown).trimEnd());
       const secrets = Object.keys(s.readDotEnv(home));
       if (secrets.length > 0) io.out(`# set in ${s.hermesPaths(home).env}: ${secrets.join(", ")}`);
     });

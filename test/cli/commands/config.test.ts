@@ -22,6 +22,24 @@ test("config show prints the effective configuration as YAML (or JSON)", async (
   assert.equal(json.compression.threshold, 0.65);
 });
 
+test("config show masks keys written into config.yaml, in YAML and JSON alike", async () => {
+  const home = tempHome();
+  writeFileSync(
+    join(home, "config.yaml"),
+    [
+      "delegation:\n  base_url: http://127.0.0.1:8080/v1\n  api_key: sk-local-delegation-0123456789",
+      "providers:\n  lab:\n    base_url: https://lab.example/v1\n    api_key: lab-key-abcdefghijklmnop",
+      "",
+    ].join("\n"),
+  );
+  for (const flags of [[], ["--json"]]) {
+    const { out } = await config(home, "show", ...flags);
+    assert.ok(!out.includes("0123456789") && !out.includes("abcdefghijklmnop"), out);
+    assert.match(out, /sk-l…6789/);
+    assert.match(out, /http:\/\/127\.0\.0\.1:8080\/v1/, "other values are shown as they are");
+  }
+});
+
 test("config set / get / unset round trip through config.yaml", async () => {
   const home = tempHome();
   const set = await config(home, "set", "delegation.max_iterations", "25");
