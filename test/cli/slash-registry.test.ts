@@ -85,6 +85,7 @@ test("the built-in registry has every documented command and alias, and /help li
     "context",
     "verbose",
     "reasoning",
+    "personality",
     "yolo",
     "mode",
     "build",
