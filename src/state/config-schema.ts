@@ -293,6 +293,10 @@ export const configSchema = z.object(
       max_summary_chars: integerAtLeast(100, 24_000),
       /** Seconds a subagent may run before it is interrupted (0 = no limit). */
       child_timeout_seconds: numberBetween(0, 86_400, 0),
+      /** Whether subagents may take the orchestrator role and delegate again. */
+      orchestrator_enabled: bool(true),
+      /** Whether subagents get the parent's MCP tools. */
+      inherit_mcp_toolsets: bool(true),
     }),
     auxiliary: section(
       Object.fromEntries(AUXILIARY_TASKS.map((task) => [task, auxiliaryTask])) as Record<

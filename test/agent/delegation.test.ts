@@ -524,6 +524,8 @@ test("delegation settings fill defaults and clamp max_spawn_depth to 3", () => {
     max_spawn_depth: 1,
     max_summary_chars: 24_000,
     child_timeout_seconds: 0,
+    orchestrator_enabled: true,
+    inherit_mcp_toolsets: true,
   });
   assert.equal(normalizeDelegationSettings({ max_spawn_depth: 7 }).max_spawn_depth, 3);
   assert.equal(normalizeDelegationSettings({ model: "  " }).model, undefined);

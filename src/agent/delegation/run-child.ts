@@ -121,10 +121,14 @@ function abandonAfterAbort(signal: AbortSignal, graceMs: number) {
 
 function buildChild(task: DelegateTask, env: ChildEnvironment): Agent {
   const childDepth = env.depth + 1;
-  const names = childToolNames(env.parentTools, env.registry, task.toolsets);
+  const inherited = childToolNames(env.parentTools, env.registry, task.toolsets);
+  const names = env.settings.inherit_mcp_toolsets
+    ? inherited
+    : inherited.filter((name) => !env.registry.get(name)?.toolset.startsWith("mcp-"));
   const registry = childRegistry(env.registry, names);
   const tools = [...names];
-  const orchestrates = task.role === "orchestrator" && childDepth < env.settings.max_spawn_depth;
+  const orchestrates =
+    task.role === "orchestrator" && env.settings.orchestrator_enabled && childDepth < env.settings.max_spawn_depth;
   if (orchestrates) {
     env.enableDelegation(registry, childDepth, names);
     tools.push("delegate_task");

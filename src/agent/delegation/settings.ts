@@ -27,6 +27,10 @@ export interface DelegationSettings {
   max_summary_chars: number;
   /** Seconds a subagent may run before it is interrupted; 0 = no limit. */
   child_timeout_seconds: number;
+  /** Whether a subagent may take the orchestrator role (delegate again, within max_spawn_depth). */
+  orchestrator_enabled: boolean;
+  /** Subagents get the parent's MCP tools (toolsets `mcp-<server>`). */
+  inherit_mcp_toolsets: boolean;
 }
 
 export const DELEGATION_DEFAULTS: Readonly<DelegationSettings> = {
@@ -35,6 +39,8 @@ export const DELEGATION_DEFAULTS: Readonly<DelegationSettings> = {
   max_spawn_depth: 1,
   max_summary_chars: 24_000,
   child_timeout_seconds: 0,
+  orchestrator_enabled: true,
+  inherit_mcp_toolsets: true,
 };
 
 export const MAX_SPAWN_DEPTH_LIMIT = 3;
@@ -56,6 +62,8 @@ export function normalizeDelegationSettings(input: Partial<DelegationSettings> =
     max_summary_chars: positiveInteger(input.max_summary_chars, DELEGATION_DEFAULTS.max_summary_chars),
     child_timeout_seconds:
       input.child_timeout_seconds !== undefined && input.child_timeout_seconds > 0 ? input.child_timeout_seconds : 0,
+    orchestrator_enabled: input.orchestrator_enabled ?? DELEGATION_DEFAULTS.orchestrator_enabled,
+    inherit_mcp_toolsets: input.inherit_mcp_toolsets ?? DELEGATION_DEFAULTS.inherit_mcp_toolsets,
     ...(input.model?.trim() ? { model: input.model.trim() } : {}),
     ...(input.provider?.trim() ? { provider: input.provider.trim() } : {}),
     ...(input.base_url?.trim() ? { base_url: input.base_url.trim() } : {}),

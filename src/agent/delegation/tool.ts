@@ -56,7 +56,7 @@ export type DelegateTaskArgs = z.infer<typeof delegateTaskParameters>;
 
 function describe(settings: DelegationSettings, depth: number): string {
   const nested =
-    depth + 1 < settings.max_spawn_depth
+    depth + 1 < settings.max_spawn_depth && settings.orchestrator_enabled
       ? ` A subagent started with role 'orchestrator' may delegate again, down to depth ${settings.max_spawn_depth}.`
       : " Subagents cannot delegate further.";
   return [
