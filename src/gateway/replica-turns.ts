@@ -20,6 +20,8 @@ export interface ReplicaTurnOptions {
   leaseMs: number;
   /** How often a turn waiting for another replica's lease asks again. */
   retryMs: number;
+  /** How long one lease request may take before it counts as refused and is asked again. */
+  attemptMs?: number;
 }
 
 const sameMessage = (record: InboundRecord, message: InboundMessage) =>
@@ -40,9 +42,35 @@ export class ReplicaTurns {
     return this.coordination.releaseSession(sessionKey, this.runner.replicaId);
   }
 
+  /**
+   * One lease request that cannot stall the turn: a store error or a request still unanswered
+   * after `attemptMs` (a lost connection, a busy pool) counts as "not granted", so the turn asks
+   * again instead of waiting on it, and the message is never left behind by a failed request.
+   */
+  private async tryLease(sessionKey: string): Promise<boolean> {
+    const limit = this.options.attemptMs ?? Math.max(1_000, this.options.leaseMs / 3);
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<"stalled">((resolve) => {
+      timer = setTimeout(() => resolve("stalled"), limit);
+    });
+    try {
+      const answer = await Promise.race([this.lease(sessionKey), stalled]);
+      if (answer === "stalled") {
+        this.runner.log(`the lease request for ${sessionKey} took over ${limit} ms; asking again`);
+        return false;
+      }
+      return answer;
+    } catch (error) {
+      this.runner.log(`the lease request for ${sessionKey} failed (${(error as Error).message}); asking again`);
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async run(turn: Turn): Promise<void> {
     const { sessionKey } = turn;
-    while (!(await this.lease(sessionKey))) {
+    while (!(await this.tryLease(sessionKey))) {
       // Left unanswered in the store: whoever holds the session, or a restart, answers it.
       if (this.runner.isStopping) return;
       await sleep(this.options.retryMs);

@@ -60,6 +60,8 @@ export interface GatewayRunnerOptions {
   sessionLeaseMs?: number;
   /** Replicas: how often a turn waiting for another replica's lease asks again (default 250 ms). */
   leaseRetryMs?: number;
+  /** Replicas: one lease request unanswered this long counts as refused (default a third of the lease, at least 1 s). */
+  leaseAttemptMs?: number;
   /** Replicas: how often unanswered messages of replicas that died are looked for (default 30 s). */
   orphanSweepMs?: number;
   /** Replicas: a message stored or started this recently is left to the replica that has it (default 10 s). */
@@ -99,6 +101,7 @@ export class GatewayRunner {
       this.replicas = new ReplicaTurns(this, options.coordination, {
         leaseMs: options.sessionLeaseMs ?? 60_000,
         retryMs: options.leaseRetryMs ?? 250,
+        ...(options.leaseAttemptMs !== undefined ? { attemptMs: options.leaseAttemptMs } : {}),
       });
     }
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);

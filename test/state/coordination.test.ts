@@ -106,3 +106,28 @@ if (pg) {
     }
   });
 }
+
+if (pg) {
+  test("postgres: a lease request stuck behind a lock fails after a third of the lease, and its connection is let go", async () => {
+    const url = await pg.database();
+    const coordination = await openCoordination(`${url}?application_name=leases`);
+    const { default: pgModule } = await import("pg");
+    const locker = new pgModule.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      assert.equal(await coordination.leaseSession("chat-1", "replica-a", 3_000), true);
+      // Another session holds the lease row in an open transaction: the upsert has to wait for it.
+      await locker.query("BEGIN");
+      await locker.query("SELECT * FROM gateway_session_leases WHERE session_key = 'chat-1' FOR UPDATE");
+      const started = performance.now();
+      await assert.rejects(coordination.leaseSession("chat-1", "replica-a", 3_000), /timeout/i);
+      const waited = performance.now() - started;
+      assert.ok(waited >= 900 && waited < 2_900, `gave up after ${Math.round(waited)} ms, a third of 3 s`);
+      await locker.query("ROLLBACK");
+      assert.equal(await coordination.leaseSession("chat-1", "replica-a", 3_000), true, "the next request succeeds");
+    } finally {
+      await locker.end();
+      await coordination.close();
+    }
+  });
+}

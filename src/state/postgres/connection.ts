@@ -53,7 +53,14 @@ export class PgConnection {
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as never,
     };
-    const pool = new pg.Pool({ connectionString: url, types, max: 10, idleTimeoutMillis: 30_000 });
+    // A connection attempt the server never answers fails after 10 s instead of holding its caller.
+    const pool = new pg.Pool({
+      connectionString: url,
+      types,
+      max: 10,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+    });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on("error", () => {});
     const connection = new PgConnection(pool, url);

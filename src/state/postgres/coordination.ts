@@ -6,7 +6,7 @@
  * as its socket closes, with no expiry to wait for. The others ask again on their own schedule.
  * Session leases are rows with an expiry, taken or renewed in one statement.
  */
-import type { Client } from "pg";
+import type { Client, QueryConfig } from "pg";
 import type { Coordination } from "../coordination.js";
 import { PgConnection } from "./connection.js";
 
@@ -69,13 +69,16 @@ export class PgCoordination implements Coordination {
   }
 
   async leaseSession(sessionKey: string, holder: string, ttlMs: number, now = Date.now()): Promise<boolean> {
-    const rows = await this.conn.query<{ holder: string }>(
-      `INSERT INTO gateway_session_leases (session_key, holder, expires_at) VALUES ($1, $2, $3)
+    // Bounded, so a stuck request fails and its connection is dropped; the turn asks again.
+    const lease: QueryConfig & { query_timeout: number } = {
+      text: `INSERT INTO gateway_session_leases (session_key, holder, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT (session_key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
          WHERE gateway_session_leases.holder = EXCLUDED.holder OR gateway_session_leases.expires_at <= $4
        RETURNING holder`,
-      [sessionKey, holder, now + ttlMs, now],
-    );
+      values: [sessionKey, holder, now + ttlMs, now],
+      query_timeout: Math.max(1_000, Math.min(10_000, ttlMs / 3)),
+    };
+    const { rows } = await this.conn.pool.query<{ holder: string }>(lease);
     return rows.length === 1;
   }
 
