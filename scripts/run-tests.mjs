@@ -32,21 +32,46 @@ const testArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-t
 // as soon as one test notices it, and the rest of the run would only cost time.
 const bail = process.env.HERMES_TEST_BAIL === "1";
 const child = spawn(process.execPath, testArgs, {
-  stdio: ["inherit", bail ? "pipe" : "inherit", "inherit"],
+  stdio: ["inherit", "pipe", "inherit"],
   env: { ...process.env, HERMES_TEST: "1" },
   detached: bail,
 });
+// The TAP report names a failure where it happens, among thousands of lines; whoever reads only
+// the end of a long log (a CI summary) needs them repeated there.
+const failures = [];
+let capture;
 let bailed = false;
-if (bail) {
-  let tail = "";
-  child.stdout.on("data", (chunk) => {
-    process.stdout.write(chunk);
-    const text = tail + chunk.toString("utf8");
-    if (!bailed && /^\s*not ok \d+/m.test(text)) {
-      bailed = true;
-      process.kill(-child.pid, "SIGKILL");
+let partial = "";
+function readLine(line) {
+  if (capture) {
+    capture.lines.push(line);
+    if (line === `${capture.indent}  ...` || capture.lines.length >= 40) {
+      failures.push(capture.lines.join("\n"));
+      capture = undefined;
     }
-    tail = text.slice(text.lastIndexOf("\n") + 1);
-  });
+    return;
+  }
+  const failed = /^(\s*)not ok \d+/.exec(line);
+  if (failed) capture = { indent: failed[1], lines: [line] };
 }
-child.on("exit", (code, signal) => process.exit(bailed || signal ? 1 : (code ?? 1)));
+child.stdout.on("data", (chunk) => {
+  process.stdout.write(chunk);
+  const lines = (partial + chunk.toString("utf8")).split("\n");
+  partial = lines.pop() ?? "";
+  for (const line of lines) readLine(line);
+  if (bail && !bailed && failures.length + (capture ? 1 : 0) > 0) {
+    bailed = true;
+    process.kill(-child.pid, "SIGKILL");
+  }
+});
+child.on("exit", (code, signal) => {
+  if (partial) readLine(partial);
+  if (capture) failures.push(capture.lines.join("\n"));
+  if (failures.length > 0 && !bail) {
+    const shown = failures.slice(0, 20);
+    process.stdout.write(`\n# ${failures.length} failing (a suite that fails is listed with its test):\n`);
+    for (const block of shown) process.stdout.write(`${block}\n`);
+    if (failures.length > shown.length) process.stdout.write(`# ... and ${failures.length - shown.length} more above\n`);
+  }
+  process.exit(bailed || signal ? 1 : (code ?? 1));
+});
