@@ -81,7 +81,13 @@ function root(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
-async function getJson(url: string, options: ProbeOptions, body?: unknown): Promise<unknown> {
+/** A server's JSON answer; `answered` is false when no HTTP response came back at all. */
+interface JsonAnswer {
+  answered: boolean;
+  body?: unknown;
+}
+
+async function getJson(url: string, options: ProbeOptions, body?: unknown): Promise<JsonAnswer> {
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 5000)];
   if (options.signal) signals.push(options.signal);
   try {
@@ -100,11 +106,11 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
     });
     if (response.status < 200 || response.status > 299) {
       response.cancel();
-      return undefined;
+      return { answered: true };
     }
-    return await response.json();
+    return { answered: true, body: await response.json().catch(() => undefined) };
   } catch {
-    return undefined;
+    return { answered: false };
   }
 }
 
@@ -140,28 +146,45 @@ function fromOllamaShow(show: unknown): number | undefined {
   return key ? positive(info[key]) : undefined;
 }
 
+export interface ProbeResult {
+  /** The window the server reported. */
+  tokens?: number;
+  /** Whether the server answered at all (an HTTP response of any status), as opposed to being unreachable. */
+  answered: boolean;
+}
+
 /**
  * Asks a custom or local server how large the model's window is. Tries `/v1/models`
  * (`context_length`, vLLM's `max_model_len`, ...) first; when that does not tell, asks Ollama's
  * `/api/show` and LM Studio's `/api/v0/models` together, prefers Ollama's answer, and cancels
- * the request still running once an answer is settled. Resolves undefined when none answers.
+ * the request still running once an answer is settled.
  */
-export async function probeContextLength(options: ProbeOptions): Promise<number | undefined> {
+export async function probeContextWindow(options: ProbeOptions): Promise<ProbeResult> {
   const base = root(options.baseUrl);
-  const fromModels = fromModelsEntry(findModel(await getJson(`${base}/v1/models`, options), options.model));
-  if (fromModels) return fromModels;
+  const models = await getJson(`${base}/v1/models`, options);
+  const fromModels = fromModelsEntry(findModel(models.body, options.model));
+  if (fromModels) return { tokens: fromModels, answered: true };
   const settled = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, settled.signal]) : settled.signal;
   const ollama = getJson(`${base}/api/show`, { ...options, signal }, { model: options.model });
   const lmStudio = getJson(`${base}/api/v0/models`, { ...options, signal });
   try {
-    const fromOllama = fromOllamaShow(await ollama);
-    if (fromOllama) return fromOllama;
-    const loaded = findModel(await lmStudio, options.model);
-    return positive(loaded?.loaded_context_length) ?? positive(loaded?.max_context_length);
+    const show = await ollama;
+    const fromOllama = fromOllamaShow(show.body);
+    if (fromOllama) return { tokens: fromOllama, answered: true };
+    const listed = await lmStudio;
+    const loaded = findModel(listed.body, options.model);
+    const tokens = positive(loaded?.loaded_context_length) ?? positive(loaded?.max_context_length);
+    const answered = models.answered || show.answered || listed.answered;
+    return tokens ? { tokens, answered } : { answered };
   } finally {
     settled.abort();
   }
+}
+
+/** The window a custom or local server reports for the model; undefined when none answers. */
+export async function probeContextLength(options: ProbeOptions): Promise<number | undefined> {
+  return (await probeContextWindow(options)).tokens;
 }
 
 /** Whether a base URL points at an Ollama server (its default port or an "ollama" host). */

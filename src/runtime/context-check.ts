@@ -9,9 +9,11 @@ import {
   contextWindowFor,
   ollamaContextBody,
   type ProbeOptions,
-  probeContextLength,
+  type ProbeResult,
+  probeContextWindow,
 } from "../llm/context-windows.js";
 import { cachedContextLength, rememberContextLength } from "../state/context-length-cache.js";
+import { recentProbeMiss, rememberProbeMiss } from "../state/context-probe-misses.js";
 import { UsageError } from "./errors.js";
 
 export interface ContextCheckInput {
@@ -31,7 +33,7 @@ export interface ContextCheck {
   /** The window, when the configuration, the catalog or the server told us. */
   contextLength?: number;
   extraBody?: Record<string, unknown>;
-  /** The server was asked (whatever it answered), so nobody needs to ask it again. */
+  /** The server was asked (whatever it answered), or told us lately that it does not say: nobody needs to ask it again. */
   probed?: boolean;
 }
 
@@ -39,7 +41,7 @@ const PROBED_PROVIDERS = new Set(["custom", "lmstudio", "ollama"]);
 
 export async function checkContextWindow(
   input: ContextCheckInput,
-  probe: (options: ProbeOptions) => Promise<number | undefined> = probeContextLength,
+  probe: (options: ProbeOptions) => Promise<ProbeResult> = probeContextWindow,
 ): Promise<ContextCheck> {
   // A window the server reported before (to us, or to the original agent) is more specific than
   // the table's, which goes by the model's name alone.
@@ -52,11 +54,23 @@ export async function checkContextWindow(
   let probed = false;
   if (!tokens && input.baseUrl && PROBED_PROVIDERS.has(input.provider)) {
     probed = true;
-    tokens = await probe({ baseUrl: input.baseUrl, model: input.model, apiKey: input.apiKey, timeoutMs: 3000 }).catch(
-      () => undefined,
-    );
-    if (tokens && cache) {
+    // A server that answered without the window yesterday would cost every run the same requests again.
+    if (cache && recentProbeMiss(cache.home, input.model, cache.baseUrl)) return { probed };
+    const result = await probe({
+      baseUrl: input.baseUrl,
+      model: input.model,
+      apiKey: input.apiKey,
+      timeoutMs: 3000,
+    }).catch((): ProbeResult => ({ answered: false }));
+    tokens = result.tokens;
+    if (cache && tokens) {
       await rememberContextLength(cache.home, input.model, cache.baseUrl, tokens).catch(() => undefined);
+    } else if (cache && result.answered) {
+      try {
+        rememberProbeMiss(cache.home, input.model, cache.baseUrl);
+      } catch {
+        // A read-only home only means the next run asks again.
+      }
     }
   }
   if (!tokens) return probed ? { probed } : {};

@@ -1,17 +1,21 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { probeContextWindow } from "../../src/llm/context-windows.js";
 import { checkContextWindow } from "../../src/runtime/context-check.js";
 import { UsageError } from "../../src/runtime/errors.js";
 import { readContextLengths, rememberContextLength } from "../../src/state/context-length-cache.js";
+import { PROBE_MISS_TTL_MS, recentProbeMiss } from "../../src/state/context-probe-misses.js";
 
 const base = { provider: "custom", apiKey: "k", configured: 0, minimum: 64_000 };
 
 test("refuses a local model whose window is under the minimum, saying how to override", async () => {
   await assert.rejects(
-    checkContextWindow({ ...base, model: "tiny", baseUrl: "http://127.0.0.1:8080/v1" }, async () => 8192),
+    checkContextWindow({ ...base, model: "tiny", baseUrl: "http://127.0.0.1:8080/v1" }, async () => ({ tokens: 8192, answered: true })),
     (error: unknown) =>
       error instanceof UsageError && /8,192/.test(error.message) && /min_context_length 0/.test(error.message),
   );
@@ -20,7 +24,7 @@ test("refuses a local model whose window is under the minimum, saying how to ove
 test("a minimum of 0 allows a small window", async () => {
   const result = await checkContextWindow(
     { ...base, minimum: 0, model: "tiny", baseUrl: "http://127.0.0.1:8080/v1" },
-    async () => 8192,
+    async () => ({ tokens: 8192, answered: true }),
   );
   assert.equal(result.contextLength, 8192);
 });
@@ -28,7 +32,7 @@ test("a minimum of 0 allows a small window", async () => {
 test("tells an Ollama server to load the whole window with num_ctx", async () => {
   const result = await checkContextWindow(
     { ...base, model: "qwen3:32b", baseUrl: "http://127.0.0.1:11434/v1" },
-    async () => 131_072,
+    async () => ({ tokens: 131_072, answered: true }),
   );
   assert.deepEqual(result.extraBody, { options: { num_ctx: 131_072 } });
 });
@@ -37,7 +41,7 @@ test("a configured window wins and needs no probe; hosted providers are never pr
   let probes = 0;
   const probe = async () => {
     probes++;
-    return 1;
+    return { tokens: 1, answered: true };
   };
   const configured = await checkContextWindow(
     { ...base, configured: 200_000, model: "x", baseUrl: "http://127.0.0.1:1/v1" },
@@ -64,7 +68,7 @@ test("a window probed once is kept in the home, and is read there before the tab
   let probes = 0;
   const probe = async () => {
     probes++;
-    return 32_768;
+    return { tokens: 32_768, answered: true };
   };
   try {
     const input = { ...base, minimum: 0, model: "local-model", baseUrl: "http://127.0.0.1:8080/v1", home };
@@ -85,20 +89,81 @@ test("a window probed once is kept in the home, and is read there before the tab
   }
 });
 
-test("a window the probe did not find is not kept, and the next run asks again", async () => {
+test("an unreachable server is not remembered: the next run asks again", async () => {
   const home = mkdtempSync(join(tmpdir(), "hermes-context-check-"));
   let probes = 0;
   try {
     const input = { ...base, model: "m", baseUrl: "http://127.0.0.1:9/v1", home };
-    const unknown = async () => {
+    const unreachable = async () => {
       probes++;
-      return undefined;
+      return { answered: false };
     };
-    await checkContextWindow(input, unknown);
-    await checkContextWindow(input, unknown);
+    assert.deepEqual(await checkContextWindow(input, unreachable), { probed: true });
+    await checkContextWindow(input, unreachable);
     assert.equal(probes, 2);
     assert.equal(existsSync(join(home, "context_length_cache.yaml")), false);
+    assert.equal(existsSync(join(home, "cache", "context_probe_misses.json")), false);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+});
+
+test("a server that answered without the window is not asked again for a day, per model and server", async () => {
+  const home = mkdtempSync(join(tmpdir(), "hermes-context-check-"));
+  let probes = 0;
+  try {
+    const input = { ...base, model: "m", baseUrl: "http://127.0.0.1:8080/v1", home };
+    const silent = async () => {
+      probes++;
+      return { answered: true };
+    };
+    assert.deepEqual(await checkContextWindow(input, silent), { probed: true });
+    assert.deepEqual(await checkContextWindow(input, silent), { probed: true }, "the agent is not sent to ask either");
+    assert.equal(probes, 1);
+    assert.equal(existsSync(join(home, "context_length_cache.yaml")), false, "nothing is written where the original reads");
+    await checkContextWindow({ ...input, model: "other" }, silent);
+    await checkContextWindow({ ...input, baseUrl: "http://127.0.0.1:8081/v1" }, silent);
+    assert.equal(probes, 3, "another model or server is asked");
+    // A day later the server is asked again.
+    const key = "m@http://127.0.0.1:8080/v1";
+    const path = join(home, "cache", "context_probe_misses.json");
+    const misses = JSON.parse(readFileSync(path, "utf8")) as Record<string, number>;
+    writeFileSync(path, JSON.stringify({ ...misses, [key]: Date.now() - PROBE_MISS_TTL_MS - 1 }));
+    assert.equal(recentProbeMiss(home, "m", "http://127.0.0.1:8080/v1"), false);
+    await checkContextWindow(input, silent);
+    assert.equal(probes, 4);
+    // A broken file counts as empty.
+    writeFileSync(path, "{not json");
+    await checkContextWindow(input, silent);
+    assert.equal(probes, 5);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("the probe tells a server that answers without the window from one that does not answer", async () => {
+  const server = createServer((req, res) => {
+    if (req.url === "/v1/models") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ data: [{ id: "some-other-model", context_length: 8192 }] }));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const silent = await probeContextWindow({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "m", timeoutMs: 3000 });
+    assert.deepEqual(silent, { answered: true });
+    const listed = await probeContextWindow({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: "some-other-model",
+      timeoutMs: 3000,
+    });
+    assert.deepEqual(listed, { tokens: 8192, answered: true });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  const closed = await probeContextWindow({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "m", timeoutMs: 3000 });
+  assert.deepEqual(closed, { answered: false });
 });
