@@ -630,6 +630,7 @@ export class Agent {
       guardrails: this.guardrails,
       hooks: this.options.hooks,
       permissions: this.options.permissions,
+      ...(this.options.autoApprove ? { autoApprove: true } : {}),
       ...(this.options.checkpoints ? { beforeRun: (call) => this.checkpointBefore(call) } : {}),
       takeSteerNotes: () => this.pendingSteer.splice(0),
     });

@@ -124,6 +124,11 @@ export interface AgentOptions {
    * enforced before each tool call. Per session: the mode changes with /mode and Shift+Tab.
    */
   permissions?: PermissionGate;
+  /**
+   * Every tool call counts as approved ahead, as a `permissions.allow` rule would make it:
+   * subagents under `delegation.subagent_auto_approve`. Hardline commands and deny rules still refuse.
+   */
+  autoApprove?: boolean;
   /** The learning loop: told about every completed turn (never given to subagents). */
   learning?: TurnLearner;
   /**

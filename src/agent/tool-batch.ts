@@ -20,6 +20,7 @@ export interface ToolBatchOptions {
   guardrails: ToolGuardrails | undefined;
   hooks?: HookRunner | undefined;
   permissions?: PermissionGate | undefined;
+  autoApprove?: boolean;
   beforeRun?: ToolRunOptions["beforeRun"];
   /** Notes from the user that arrived while the tools ran. */
   takeSteerNotes: () => string[];
@@ -39,6 +40,7 @@ export async function runToolBatch(
     ...(options.guardrails ? { guardrails: options.guardrails } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.permissions ? { permissions: options.permissions } : {}),
+    ...(options.autoApprove ? { autoApprove: true } : {}),
     ...(options.beforeRun ? { beforeRun: options.beforeRun } : {}),
   });
   const steer = options.takeSteerNotes();

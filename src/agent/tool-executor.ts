@@ -49,6 +49,8 @@ export interface ToolRunOptions {
   hooks?: HookRunner;
   /** The session's permission mode and the user's allow/deny rules. */
   permissions?: PermissionGate;
+  /** Every call that the permissions do not refuse counts as approved ahead (`AgentOptions.autoApprove`). */
+  autoApprove?: boolean;
   /** Called before a call that is allowed to run: the place to checkpoint what it changes. */
   beforeRun?: (call: { name: string; args: Record<string, unknown>; cwd: string }) => Promise<void>;
   maxConcurrency?: number;
@@ -159,7 +161,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
     await options.beforeRun?.({ name, args, cwd: ctx.cwd });
     const callCtx: ToolContext = {
       ...ctx,
-      ...(permission?.action === "allow" ? { preapproved: true } : {}),
+      ...(permission?.action === "allow" || options.autoApprove ? { preapproved: true } : {}),
       progress: (text) => emitter.emit({ type: "tool_progress", callId: call.id, name, text }),
     };
     result = await spec.handler(args, callCtx);

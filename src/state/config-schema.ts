@@ -297,6 +297,8 @@ export const configSchema = z.object(
       orchestrator_enabled: bool(true),
       /** Whether subagents get the parent's MCP tools. */
       inherit_mcp_toolsets: bool(true),
+      /** Subagents' commands and guarded actions count as approved (hardline and permissions.deny still refuse). */
+      subagent_auto_approve: bool(false),
     }),
     auxiliary: section(
       Object.fromEntries(AUXILIARY_TASKS.map((task) => [task, auxiliaryTask])) as Record<

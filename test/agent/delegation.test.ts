@@ -368,6 +368,51 @@ test("a child's dangerous command and approval requests are denied without askin
   }
 });
 
+test("delegation.subagent_auto_approve runs a child's dangerous command unasked, and hardline still refuses", async () => {
+  const asked: ApprovalRequest[] = [];
+  let h: Harness | undefined;
+  h = await delegatingHarness(
+    (req) => {
+      if (childGoal(req)) {
+        if (lastToolResults(req).length === 0) {
+          return {
+            toolCalls: [
+              { name: "terminal", arguments: { command: `rm -rf ${join(h!.dir, "victim")}` } },
+              // Harmless should the check ever fail: the device does not exist.
+              { name: "terminal", arguments: { command: "mkfs.ext4 /nonexistent/hermes-test-device" } },
+            ],
+          };
+        }
+        return { text: `child saw: ${lastToolResults(req).join(" || ")}` };
+      }
+      return parentStep({ goal: "clean up" })(req);
+    },
+    {
+      config: { subagent_auto_approve: true },
+      agent: {
+        interactive: true,
+        requestApproval: async (request) => {
+          asked.push(request);
+          return "deny";
+        },
+      },
+    },
+  );
+  try {
+    mkdirSync(join(h.dir, "victim"));
+    registerTerminalTools(h.registry);
+    h.agent.options.tools = ["terminal", "delegate_task"];
+    await h.agent.runConversation("clean up please");
+    assert.deepEqual(asked, [], "the user was never asked");
+    assert.equal(existsSync(join(h.dir, "victim")), false, "the approved command ran");
+    const [report] = delegateResults(parentRequests(h).at(-1)!);
+    assert.match(report!.summary, /mkfs[^|]*(blocked|refused|never)/i, "the hardline command was refused");
+    assertWellFormedRequests(h.fake);
+  } finally {
+    await h.close();
+  }
+});
+
 test("children draw from the parent's shared budget and stop at delegation.max_iterations", async () => {
   const h = await delegatingHarness(
     (req) => {
@@ -526,6 +571,7 @@ test("delegation settings fill defaults and clamp max_spawn_depth to 3", () => {
     child_timeout_seconds: 0,
     orchestrator_enabled: true,
     inherit_mcp_toolsets: true,
+    subagent_auto_approve: false,
   });
   assert.equal(normalizeDelegationSettings({ max_spawn_depth: 7 }).max_spawn_depth, 3);
   assert.equal(normalizeDelegationSettings({ model: "  " }).model, undefined);

@@ -148,6 +148,7 @@ function buildChild(task: DelegateTask, env: ChildEnvironment): Agent {
     iterationBudget: new ChildBudget(maxIterations, env.budget),
     interactive: false,
     requestApproval: denyAll,
+    ...(env.settings.subagent_auto_approve ? { autoApprove: true } : {}),
     // Children neither read nor write the user's persistent memory.
     memory: false,
     cwd: env.ctx.cwd,

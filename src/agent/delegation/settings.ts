@@ -31,6 +31,8 @@ export interface DelegationSettings {
   orchestrator_enabled: boolean;
   /** Subagents get the parent's MCP tools (toolsets `mcp-<server>`). */
   inherit_mcp_toolsets: boolean;
+  /** Subagents' dangerous commands and guarded actions count as approved instead of being refused. */
+  subagent_auto_approve: boolean;
 }
 
 export const DELEGATION_DEFAULTS: Readonly<DelegationSettings> = {
@@ -41,6 +43,7 @@ export const DELEGATION_DEFAULTS: Readonly<DelegationSettings> = {
   child_timeout_seconds: 0,
   orchestrator_enabled: true,
   inherit_mcp_toolsets: true,
+  subagent_auto_approve: false,
 };
 
 export const MAX_SPAWN_DEPTH_LIMIT = 3;
@@ -64,6 +67,7 @@ export function normalizeDelegationSettings(input: Partial<DelegationSettings> =
       input.child_timeout_seconds !== undefined && input.child_timeout_seconds > 0 ? input.child_timeout_seconds : 0,
     orchestrator_enabled: input.orchestrator_enabled ?? DELEGATION_DEFAULTS.orchestrator_enabled,
     inherit_mcp_toolsets: input.inherit_mcp_toolsets ?? DELEGATION_DEFAULTS.inherit_mcp_toolsets,
+    subagent_auto_approve: input.subagent_auto_approve ?? DELEGATION_DEFAULTS.subagent_auto_approve,
     ...(input.model?.trim() ? { model: input.model.trim() } : {}),
     ...(input.provider?.trim() ? { provider: input.provider.trim() } : {}),
     ...(input.base_url?.trim() ? { base_url: input.base_url.trim() } : {}),
