@@ -3,9 +3,13 @@
 // instead of resolving, reading and compiling ~200 modules, and can reuse V8's bytecode from
 // the previous run (src/cli/bundle-loader.ts keeps a code cache beside the bundle).
 //
-// - dist/cli/hermes.cjs: the whole command tree (tsc's dist/cli/program.js and everything it
-//   imports), one CommonJS script run through node:vm by the entry. Modules reached through
-//   import() stay lazy: esbuild initialises them on first import.
+// - dist/cli/hermes.cjs: the command tree (tsc's dist/cli/program.js and what it imports) and
+//   what a one-shot run reaches through import(), one CommonJS script run through node:vm by the
+//   entry. Modules reached through import() stay lazy: esbuild initialises them on first import.
+// - dist/cli/hermes-more.cjs: every other module (the terminal UI, the surfaces, the PostgreSQL
+//   store, ...), loaded the same way the first time a module of it is imported. Each module is
+//   in exactly one of the two; they reach each other's through `chunkModule(name)`, which the
+//   loader calls for a require() of `hermes-chunk:<name>` (src/cli/bundle-loader.ts).
 // - dist/cli/main.js: replaces tsc's entry; self-contained, so `hermes --version` reads one
 //   file. The bundle's content hash is compiled into it and names the code cache.
 //
@@ -15,7 +19,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -116,12 +120,25 @@ if (readFileSync(join(ROOT, ENTRY), "utf8").includes(MARKER)) {
   process.exit(1);
 }
 
-const program = await build({
+/**
+ * The modules a one-shot run imports with import() besides those the command tree imports
+ * statically: the chat command, the default wire protocol and the embedded session store. What
+ * they import statically comes with them; everything else reached only through import() goes
+ * into the second bundle. A one-shot run that loads it still works, only slower:
+ * test/cli/code-cache-kinds.test.ts checks that it does not.
+ */
+const FIRST_BUNDLE_ROOTS = [
+  `${CLI_DIR}/program.js`,
+  `${CLI_DIR}/commands/chat.js`,
+  "dist/llm/transports/chat-completions.js",
+  "dist/state/sqlite-session-store.js",
+];
+const MORE_BUNDLE = `${CLI_DIR}/hermes-more.cjs`;
+const CHUNK_PREFIX = "hermes-chunk:";
+
+const bundleOptions = {
   ...common,
-  entryPoints: [`${CLI_DIR}/program.js`],
-  outfile: BUNDLE,
   format: "cjs",
-  plugins: [externalPackages, lazyCommanderChildProcess],
   // Every module of the bundle shares one URL: the bundle's own, passed in by the loader.
   define: { "import.meta.url": "__hermesBundleUrl" },
   // import() of a package becomes require(): Node 20 loses the import() callback of a script
@@ -129,9 +146,92 @@ const program = await build({
   // can require() ES modules.
   supported: { "dynamic-import": false },
   banner: { js: MARKER },
+};
+
+// The whole import graph, from one bundle of everything, to split it by.
+const whole = await build({
+  ...bundleOptions,
+  entryPoints: [`${CLI_DIR}/program.js`],
+  outfile: BUNDLE,
+  plugins: [externalPackages, lazyCommanderChildProcess],
 });
+const graph = whole.metafile.inputs;
+const first = new Set();
+for (const pending = [...FIRST_BUNDLE_ROOTS]; pending.length > 0; ) {
+  const input = pending.pop();
+  if (first.has(input)) continue;
+  if (!graph[input]) throw new Error(`bundle-cli: ${input} is not part of the command tree; update FIRST_BUNDLE_ROOTS`);
+  first.add(input);
+  for (const edge of graph[input].imports)
+    if (!edge.external && edge.kind !== "dynamic-import") pending.push(edge.path);
+}
+// Bundled packages stay in the first bundle: one copy of each, wherever they are used.
+for (const input of Object.keys(graph)) if (input.startsWith("node_modules/")) first.add(input);
+const more = new Set(Object.keys(graph).filter((input) => !first.has(input)));
+/** The modules each bundle must hand to the other: those the other imports. */
+const exposedBy = { first: new Set(), more: new Set() };
+for (const [input, { imports }] of Object.entries(graph)) {
+  for (const edge of imports) {
+    if (edge.external) continue;
+    if (first.has(input) && more.has(edge.path)) exposedBy.more.add(edge.path);
+    if (more.has(input) && first.has(edge.path)) exposedBy.first.add(edge.path);
+  }
+}
+
+/** Imports of modules that live in the other bundle become require()s of `hermes-chunk:<input>`. */
+function otherBundle(others) {
+  return {
+    name: "other-bundle",
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData?.resolving || args.kind === "entry-point") return undefined;
+        const resolved = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: { resolving: true },
+        });
+        if (resolved.errors.length > 0 || resolved.external) return undefined;
+        const input = relative(ROOT, resolved.path).split(sep).join("/");
+        return others.has(input) ? { path: `${CHUNK_PREFIX}${input}`, external: true } : undefined;
+      });
+    },
+  };
+}
+
+/** A bundle's entry: `chunkModule(name)` hands out its modules that the other bundle imports. */
+function chunkEntry(exposed, head) {
+  const cases = [...exposed]
+    .sort()
+    .map((input) => `    case ${JSON.stringify(input)}: return require(${JSON.stringify(`./${input}`)});`);
+  return `${head}
+export function chunkModule(name) {
+  switch (name) {
+${cases.join("\n")}
+    default: return undefined;
+  }
+}
+`;
+}
+
+async function buildChunk(outfile, entry, others) {
+  const result = await build({
+    ...bundleOptions,
+    stdin: { contents: entry, resolveDir: ROOT, sourcefile: `${outfile}.entry.js`, loader: "js" },
+    outfile,
+    plugins: [externalPackages, lazyCommanderChildProcess, otherBundle(others)],
+  });
+  const inputs = Object.keys(result.metafile.outputs[outfile]?.inputs ?? {});
+  const strays = inputs.filter((input) => others.has(input));
+  if (strays.length > 0) throw new Error(`bundle-cli: ${outfile} took in modules of the other bundle: ${strays}`);
+  return result;
+}
+
+const program = await buildChunk(BUNDLE, chunkEntry(exposedBy.first, `export * from "./${CLI_DIR}/program.js";`), more);
+const moreProgram = await buildChunk(MORE_BUNDLE, chunkEntry(exposedBy.more, ""), first);
 const bundle = asciiOnly(program.outputFiles[0]);
-const bundleId = createHash("sha256").update(bundle.contents).digest("hex").slice(0, 16);
+const moreBundle = asciiOnly(moreProgram.outputFiles[0]);
+const bundleId = createHash("sha256").update(bundle.contents).update(moreBundle.contents).digest("hex").slice(0, 16);
 
 const entry = await build({
   ...common,
@@ -148,13 +248,15 @@ for (const name of readdirSync(join(ROOT, CLI_DIR))) {
   if (name.endsWith(".v8cache") || name.endsWith(".tmp")) rmSync(join(ROOT, CLI_DIR, name), { force: true });
 }
 rmSync(join(ROOT, CLI_DIR, "chunks"), { recursive: true, force: true });
-const outputFiles = [...entry.outputFiles, bundle];
+const outputFiles = [...entry.outputFiles, bundle, moreBundle];
 for (const file of outputFiles) writeFileSync(file.path, file.contents);
 const metafile = {
-  inputs: { ...entry.metafile.inputs, ...program.metafile.inputs },
-  outputs: { ...entry.metafile.outputs, ...program.metafile.outputs },
+  inputs: { ...entry.metafile.inputs, ...graph },
+  outputs: { ...entry.metafile.outputs, ...program.metafile.outputs, ...moreProgram.metafile.outputs },
 };
 writeFileSync(join(ROOT, METAFILE), JSON.stringify(metafile));
 
 const kib = Math.round(outputFiles.reduce((sum, f) => sum + f.contents.length, 0) / 1024);
-console.log(`bundle-cli: ${ENTRY} + ${BUNDLE} (${kib} KiB, bundle ${bundleId})`);
+console.log(
+  `bundle-cli: ${ENTRY} + ${BUNDLE} + ${MORE_BUNDLE} (${kib} KiB, ${first.size} + ${more.size} modules, bundle ${bundleId})`,
+);

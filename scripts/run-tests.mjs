@@ -71,7 +71,8 @@ child.on("exit", (code, signal) => {
     const shown = failures.slice(0, 20);
     process.stdout.write(`\n# ${failures.length} failing (a suite that fails is listed with its test):\n`);
     for (const block of shown) process.stdout.write(`${block}\n`);
-    if (failures.length > shown.length) process.stdout.write(`# ... and ${failures.length - shown.length} more above\n`);
+    if (failures.length > shown.length)
+      process.stdout.write(`# ... and ${failures.length - shown.length} more above\n`);
   }
   process.exit(bailed || signal ? 1 : (code ?? 1));
 });

@@ -58,9 +58,18 @@ export interface LoadOptions {
   worthCaching?: () => boolean;
 }
 
-export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string, options: LoadOptions = {}): CliModule {
-  const path = fileURLToPath(bundleUrl);
-  const cachePath = cachePathFor(path, bundleId, kind);
+/** What each bundle exports besides the CLI: its modules the other bundle imports (scripts/bundle-cli.mjs). */
+interface ChunkExports {
+  chunkModule?: (name: string) => unknown;
+}
+
+/** How the bundles name each other's modules in require(). */
+const CHUNK_PREFIX = "hermes-chunk:";
+/** The second bundle, beside the first: the modules a one-shot run does not need. */
+const MORE_BUNDLE = "hermes-more.cjs";
+
+/** Compiles one bundle (from its code cache when there is one) and runs it with `require`. */
+function runBundle(path: string, url: string, cachePath: string, require: NodeJS.Require, options: LoadOptions) {
   const cachedData = readCache(cachePath);
   // The build writes the bundle in ASCII (scripts/bundle-cli.mjs), so latin1 reads it as is,
   // without UTF-8 decoding, into the one-byte string V8 scans fastest.
@@ -76,8 +85,46 @@ export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string, o
       if (code === 0 && (options.worthCaching?.() ?? true)) writeCache(cachePath, script);
     });
   }
-  const module = { exports: {} as CliModule };
+  const module = { exports: {} as ChunkExports };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
-  run(module.exports, createRequire(path), module, path, dirname(path), bundleUrl.href);
+  run(module.exports, require, module, path, dirname(path), url);
   return module.exports;
+}
+
+export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string, options: LoadOptions = {}): CliModule {
+  const path = fileURLToPath(bundleUrl);
+  const nodeRequire = createRequire(path);
+  let first: ChunkExports = {};
+  let more: ChunkExports | undefined;
+  const loadMore = (): ChunkExports => {
+    if (more) return more;
+    const morePath = join(dirname(path), MORE_BUNDLE);
+    more = {};
+    more = runBundle(
+      morePath,
+      new URL(MORE_BUNDLE, bundleUrl).href,
+      cachePathFor(path, bundleId, `${kind}-more`),
+      bundleRequire,
+      options,
+    );
+    return more;
+  };
+  // A module of the other bundle comes from it: the second bundle loads on the first such import.
+  const bundleRequire = Object.assign(
+    (id: string): unknown => {
+      if (!id.startsWith(CHUNK_PREFIX)) return nodeRequire(id);
+      const name = id.slice(CHUNK_PREFIX.length);
+      const found = first.chunkModule?.(name) ?? loadMore().chunkModule?.(name);
+      if (found === undefined) throw new Error(`the CLI bundles hold no module ${name}: run npm run build again`);
+      return found;
+    },
+    {
+      resolve: nodeRequire.resolve,
+      cache: nodeRequire.cache,
+      main: nodeRequire.main,
+      extensions: nodeRequire.extensions,
+    },
+  ) as NodeJS.Require;
+  first = runBundle(path, bundleUrl.href, cachePathFor(path, bundleId, kind), bundleRequire, options);
+  return first as ChunkExports & CliModule;
 }

@@ -4,9 +4,8 @@
  * runs of the next day do not spend up to three requests before their first one asking again.
  * An unreachable server is never recorded: it may simply not have been started yet.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { atomicWriteFile } from "../util/atomic-write.js";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { contextLengthKey } from "./context-length-cache.js";
 
 /** How long a miss is believed before the server is asked again. */
@@ -38,5 +37,11 @@ export function recentProbeMiss(home: string, model: string, baseUrl: string, no
 export function rememberProbeMiss(home: string, model: string, baseUrl: string, now = Date.now()): void {
   const kept = Object.entries(readMisses(home)).filter(([, at]) => at <= now && now - at < PROBE_MISS_TTL_MS);
   const misses = Object.fromEntries([...kept, [contextLengthKey(model, baseUrl), now]]);
-  atomicWriteFile(missesPath(home), `${JSON.stringify(misses, null, 2)}\n`);
+  // Written and renamed by hand: atomicWriteFile's random temp names would load node:crypto,
+  // which a one-shot run otherwise never needs.
+  const path = missesPath(home);
+  const temporary = `${path}.${process.pid}.tmp`;
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(temporary, `${JSON.stringify(misses, null, 2)}\n`);
+  renameSync(temporary, path);
 }

@@ -80,16 +80,38 @@ test("the published package holds the bundle and the skills, not the metafile or
   );
 });
 
-test("the bundle loads packages with require(), never import(), which a cached script cannot use on Node 20", () => {
-  const bundle = readFileSync("dist/cli/hermes.cjs", "utf8");
-  assert.doesNotMatch(bundle, /\bimport\(/);
-  assert.match(bundle, /require\("@modelcontextprotocol\/sdk\/client\/index\.js"\)/);
+const BUNDLES = ["dist/cli/hermes.cjs", "dist/cli/hermes-more.cjs"];
+
+test("the bundles load packages with require(), never import(), which a cached script cannot use on Node 20", () => {
+  const texts = BUNDLES.map((file) => readFileSync(file, "utf8"));
+  for (const text of texts) assert.doesNotMatch(text, /\bimport\(/);
+  assert.ok(
+    texts.some((text) => /require\("@modelcontextprotocol\/sdk\/client\/index\.js"\)/.test(text)),
+    "the MCP client is required from node_modules",
+  );
 });
 
-test("the bundle is ASCII, so the loader reads it as latin1 into a one-byte string", () => {
-  const bundle = readFileSync("dist/cli/hermes.cjs");
-  const offending = bundle.findIndex((byte) => byte > 0x7f);
-  assert.equal(offending, -1, `non-ASCII byte at ${offending}`);
+test("the bundles are ASCII, so the loader reads them as latin1 into one-byte strings", () => {
+  for (const file of BUNDLES) {
+    const bundle = readFileSync(file);
+    const offending = bundle.findIndex((byte) => byte > 0x7f);
+    assert.equal(offending, -1, `${file}: non-ASCII byte at ${offending}`);
+  }
   // The sources do use non-ASCII characters in regular expressions; the build escapes them.
-  assert.match(bundle.toString("latin1"), /\\u201c\\u201d\\u2018\\u2019/);
+  assert.ok(BUNDLES.some((file) => /\\u201c\\u201d\\u2018\\u2019/.test(readFileSync(file, "latin1"))));
+});
+
+test("each module is in one bundle, and the bundles reach each other's modules by name", () => {
+  const meta = JSON.parse(readFileSync("dist/cli/bundle-meta.json", "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  const [first, more] = BUNDLES.map((file) => Object.keys(meta.outputs[file]?.inputs ?? {}));
+  const shared = first!.filter((input) => more!.includes(input) && !input.includes(".entry.js"));
+  assert.deepEqual(shared, []);
+  assert.ok(
+    more!.some((input) => input.startsWith("dist/cli/tui/")),
+    "the terminal UI is in the second bundle",
+  );
+  assert.ok(first!.includes("dist/agent/agent.js"), "the agent is in the first bundle");
+  assert.match(readFileSync(BUNDLES[1]!, "latin1"), /require\("hermes-chunk:dist\/util\/[\w-]+\.js"\)/);
 });

@@ -35,7 +35,10 @@ for (const fault of ["throw", "hang"] as const) {
       gateway.adapter.inject({ messageId: "m1", chatId: "chat-1", userId: "user-1", text: "hello" });
       await gateway.adapter.waitForText(/^answered$/);
       assert.ok(coordination.requests >= 2, "the turn asked for the lease again");
-      const expected = fault === "throw" ? /failed \(connection terminated unexpectedly\); asking again/ : /took over 50 ms; asking again/;
+      const expected =
+        fault === "throw"
+          ? /failed \(connection terminated unexpectedly\); asking again/
+          : /took over 50 ms; asking again/;
       assert.ok(
         gateway.logs.some((line) => expected.test(line)),
         `the failed request is logged: ${gateway.logs.join(" | ")}`,

@@ -15,7 +15,10 @@ const base = { provider: "custom", apiKey: "k", configured: 0, minimum: 64_000 }
 
 test("refuses a local model whose window is under the minimum, saying how to override", async () => {
   await assert.rejects(
-    checkContextWindow({ ...base, model: "tiny", baseUrl: "http://127.0.0.1:8080/v1" }, async () => ({ tokens: 8192, answered: true })),
+    checkContextWindow({ ...base, model: "tiny", baseUrl: "http://127.0.0.1:8080/v1" }, async () => ({
+      tokens: 8192,
+      answered: true,
+    })),
     (error: unknown) =>
       error instanceof UsageError && /8,192/.test(error.message) && /min_context_length 0/.test(error.message),
   );
@@ -120,7 +123,11 @@ test("a server that answered without the window is not asked again for a day, pe
     assert.deepEqual(await checkContextWindow(input, silent), { probed: true });
     assert.deepEqual(await checkContextWindow(input, silent), { probed: true }, "the agent is not sent to ask either");
     assert.equal(probes, 1);
-    assert.equal(existsSync(join(home, "context_length_cache.yaml")), false, "nothing is written where the original reads");
+    assert.equal(
+      existsSync(join(home, "context_length_cache.yaml")),
+      false,
+      "nothing is written where the original reads",
+    );
     await checkContextWindow({ ...input, model: "other" }, silent);
     await checkContextWindow({ ...input, baseUrl: "http://127.0.0.1:8081/v1" }, silent);
     assert.equal(probes, 3, "another model or server is asked");
