@@ -5,7 +5,7 @@
  * HTTP status refined by wording, then body codes, then wording alone, then transport failures.
  */
 import type { ErrorFacts } from "./error-facts.js";
-import * as P from "./error-patterns.js";
+import { type ErrorPatterns, errorPatterns, matchesAny } from "./error-patterns.js";
 import type { ClassifyContext, FailoverReason } from "./errors.js";
 
 type Rule = (facts: ErrorFacts, ctx: ClassifyContext) => FailoverReason | undefined;
@@ -32,8 +32,8 @@ export function isLargeSession(ctx: ClassifyContext): boolean {
 
 /** Spend caps are billing, unless the wording says the cap resets soon. */
 function usageLimitReason(text: string): FailoverReason | undefined {
-  if (!P.matchesAny(text, P.USAGE_LIMIT)) return undefined;
-  return P.matchesAny(text, P.TRANSIENT_SIGNAL) ? "rate_limit" : "billing";
+  if (!matchesAny(text, P.USAGE_LIMIT)) return undefined;
+  return matchesAny(text, P.TRANSIENT_SIGNAL) ? "rate_limit" : "billing";
 }
 
 const abortRule: Rule = (f) => {
@@ -63,44 +63,44 @@ const transportKindRule: Rule = (f, ctx) => {
 const providerSpecificRule: Rule = (f) => {
   const { status, text } = f;
   const vagueOr = (...codes: number[]) => status === undefined || codes.includes(status);
-  if (vagueOr(400) && P.matchesAny(text, P.THINKING_SIGNATURE)) return "thinking_signature";
-  if (status === 429 && P.matchesAny(text, P.LONG_CONTEXT_TIER)) return "long_context_tier";
+  if (vagueOr(400) && matchesAny(text, P.THINKING_SIGNATURE)) return "thinking_signature";
+  if (status === 429 && matchesAny(text, P.LONG_CONTEXT_TIER)) return "long_context_tier";
   if (vagueOr(400) && text.includes("extra usage")) return "long_context_tier";
-  if (vagueOr(400, 500) && P.matchesAny(text, P.LLAMA_CPP_GRAMMAR)) return "llama_cpp_grammar_pattern";
-  if (vagueOr(400, 413) && P.matchesAny(text, P.IMAGE_TOO_LARGE)) return "image_too_large";
+  if (vagueOr(400, 500) && matchesAny(text, P.LLAMA_CPP_GRAMMAR)) return "llama_cpp_grammar_pattern";
+  if (vagueOr(400, 413) && matchesAny(text, P.IMAGE_TOO_LARGE)) return "image_too_large";
   return undefined;
 };
 
 const policyRule: Rule = (f) => {
-  if (P.matchesAny(f.text, P.PROVIDER_POLICY)) return "provider_policy_blocked";
+  if (matchesAny(f.text, P.PROVIDER_POLICY)) return "provider_policy_blocked";
   const { status } = f;
   const policyStatus = status === undefined || status === 400 || status === 403 || status === 422 || status === 451;
-  return policyStatus && P.matchesAny(f.wording, P.CONTENT_POLICY) ? "content_policy_blocked" : undefined;
+  return policyStatus && matchesAny(f.wording, P.CONTENT_POLICY) ? "content_policy_blocked" : undefined;
 };
 
 function classify400(f: ErrorFacts, ctx: ClassifyContext): FailoverReason {
   const { text, wording } = f;
-  if (P.matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
-  if (P.matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
+  if (matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
+  if (matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
   const usage = usageLimitReason(text);
   if (usage) return usage;
-  if (P.matchesAny(text, P.BILLING)) return "billing";
-  if (P.matchesAny(text, P.AUTH)) return "auth";
-  if (P.matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
+  if (matchesAny(text, P.BILLING)) return "billing";
+  if (matchesAny(text, P.AUTH)) return "auth";
+  if (matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
   // A 400 that names a specific problem is about the request; a vague one on a huge session is
   // most likely the provider choking on its size.
-  if (P.matchesAny(wording, P.FORMAT)) return "format_error";
+  if (matchesAny(wording, P.FORMAT)) return "format_error";
   return isLargeSession(ctx) ? "context_overflow" : "format_error";
 }
 
 function classify5xx(f: ErrorFacts, status: number): FailoverReason {
   const { text } = f;
-  if (P.matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
+  if (matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
   if (f.bodyType === "invalid_request_error" || /unsupported (?:parameter|value|argument)/.test(text)) {
     return "format_error";
   }
-  if (status === 503 || status === 529 || P.matchesAny(text, P.OVERLOADED)) return "overloaded";
-  if (P.matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
+  if (status === 503 || status === 529 || matchesAny(text, P.OVERLOADED)) return "overloaded";
+  if (matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
   return "server_error";
 }
 
@@ -116,20 +116,20 @@ const statusRule: Rule = (f, ctx) => {
     case 402:
       return usageLimitReason(text) ?? "billing";
     case 403:
-      return usageLimitReason(text) ?? (P.matchesAny(text, P.BILLING) ? "billing" : "auth");
+      return usageLimitReason(text) ?? (matchesAny(text, P.BILLING) ? "billing" : "auth");
     case 404:
-      if (P.matchesAny(text, P.BILLING)) return "billing";
-      if (P.matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
+      if (matchesAny(text, P.BILLING)) return "billing";
+      if (matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
       return "unknown";
     case 408:
       return "timeout";
     case 413:
       return "payload_too_large";
     case 422:
-      return P.matchesAny(text, P.CONTEXT_OVERFLOW) ? "context_overflow" : "format_error";
+      return matchesAny(text, P.CONTEXT_OVERFLOW) ? "context_overflow" : "format_error";
     case 429:
-      if (P.matchesAny(text, P.OVERLOADED)) return "overloaded";
-      if (P.matchesAny(text, P.BILLING)) return "billing";
+      if (matchesAny(text, P.OVERLOADED)) return "overloaded";
+      if (matchesAny(text, P.BILLING)) return "billing";
       return "rate_limit";
     default:
       return undefined;
@@ -170,20 +170,20 @@ const bodyCodeRule: Rule = (f) =>
 
 const messageRule: Rule = (f) => {
   const { text } = f;
-  if (P.matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
-  if (P.matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
+  if (matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
+  if (matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
   const usage = usageLimitReason(text);
   if (usage) return usage;
-  if (P.matchesAny(text, P.BILLING)) return "billing";
-  if (P.matchesAny(text, P.OVERLOADED)) return "overloaded";
-  if (P.matchesAny(text, P.AUTH)) return "auth";
-  if (P.matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
-  if (P.matchesAny(text, P.SERVER_ERROR)) return "server_error";
+  if (matchesAny(text, P.BILLING)) return "billing";
+  if (matchesAny(text, P.OVERLOADED)) return "overloaded";
+  if (matchesAny(text, P.AUTH)) return "auth";
+  if (matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
+  if (matchesAny(text, P.SERVER_ERROR)) return "server_error";
   return undefined;
 };
 
 function isSslHiccup(f: ErrorFacts): boolean {
-  return f.transportCodes.some((code) => /SSL|TLS|EPROTO/.test(code)) || P.matchesAny(f.text, P.SSL_TRANSIENT);
+  return f.transportCodes.some((code) => /SSL|TLS|EPROTO/.test(code)) || matchesAny(f.text, P.SSL_TRANSIENT);
 }
 
 /** Checked before the disconnect rule: a TLS alert mid-stream is a hiccup, not an oversized prompt. */
@@ -195,7 +195,7 @@ const disconnectRule: Rule = (f, ctx) => {
   const disconnected =
     f.transportCodes.some((code) => DISCONNECT_CODES.has(code)) ||
     f.names.some((name) => P.DISCONNECT_NAMES.test(name)) ||
-    P.matchesAny(f.wording, P.DISCONNECT);
+    matchesAny(f.wording, P.DISCONNECT);
   if (!disconnected) return undefined;
   return isLargeSession(ctx) ? "context_overflow" : "timeout";
 };
@@ -203,7 +203,7 @@ const disconnectRule: Rule = (f, ctx) => {
 const transportRule: Rule = (f) => {
   if (f.transportCodes.length > 0) return "timeout";
   if (f.names.some((name) => P.TIMEOUT_NAMES.test(name))) return "timeout";
-  return P.matchesAny(f.wording, P.TIMEOUT_TEXT) ? "timeout" : undefined;
+  return matchesAny(f.wording, P.TIMEOUT_TEXT) ? "timeout" : undefined;
 };
 
 /** Last chance before "unknown": the provider called it an invalid request. */
@@ -223,7 +223,11 @@ const PIPELINE: Rule[] = [
   lateFormatRule,
 ];
 
+/** The wording patterns, built by the first classification (see error-patterns.ts). */
+let P: ErrorPatterns;
+
 export function classifyReason(facts: ErrorFacts, ctx: ClassifyContext): FailoverReason {
+  P ??= errorPatterns();
   for (const rule of PIPELINE) {
     const reason = rule(facts, ctx);
     if (reason) return reason;
