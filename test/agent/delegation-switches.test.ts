@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { z } from "zod";
 import type { DelegationSettings } from "../../src/agent/delegation/settings.js";
 import { delegationDepsFrom, registerDelegateTool } from "../../src/agent/delegation.js";
 import type { RecordedRequest, ScriptedTurn } from "../fake-provider/types.js";
-import { createHarness, type Harness, lastToolResults } from "../helpers/agent-harness.js";
+import { createHarness, type Harness, lastToolResults, registerTestTools } from "../helpers/agent-harness.js";
 
 const isChild = (req: RecordedRequest) => !JSON.stringify(req.body.messages).includes("delegate please");
 const toolsOf = (req: RecordedRequest | undefined) =>
@@ -29,15 +28,11 @@ async function delegating(
     },
     { tools: ["echo", ...extraTools.map((t) => t.name), "delegate_task"] },
   );
-  for (const tool of extraTools) {
-    h.registry.register({
-      name: tool.name,
-      toolset: tool.toolset,
-      description: `test tool ${tool.name}`,
-      parameters: z.object({}),
-      handler: async (_args, ctx) => `answer: ${await ctx.requestApproval?.({ command: "format disk", reason: "x" })}`,
-    });
-  }
+  registerTestTools(
+    h.registry,
+    extraTools,
+    async (_name, ctx) => `answer: ${await ctx.requestApproval?.({ command: "format disk", reason: "x" })}`,
+  );
   registerDelegateTool(h.registry, delegationDepsFrom(h.agent.options, h.agent.budget, config));
   return h;
 }

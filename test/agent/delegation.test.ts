@@ -14,7 +14,13 @@ import {
 import { registerTerminalTools } from "../../src/tools/builtin/terminal.js";
 import type { ApprovalRequest } from "../../src/tools/registry.js";
 import type { RecordedRequest, ScriptedTurn, ScriptStep } from "../fake-provider/types.js";
-import { assertWellFormedRequests, createHarness, type Harness, lastToolResults } from "../helpers/agent-harness.js";
+import {
+  assertWellFormedRequests,
+  createHarness,
+  type Harness,
+  lastToolResults,
+  registerTestTools,
+} from "../helpers/agent-harness.js";
 
 const WAIT_LIMIT_MS = 5000;
 
@@ -103,15 +109,7 @@ async function delegatingHarness(
     { fallback: route },
     { tools: ["echo", "slow_write", ...extra.map((t) => t.name), "delegate_task"], ...options.agent },
   );
-  for (const tool of extra) {
-    h.registry.register({
-      name: tool.name,
-      toolset: tool.toolset,
-      description: `test tool ${tool.name}`,
-      parameters: z.object({}),
-      handler: async () => `${tool.name} ran`,
-    });
-  }
+  registerTestTools(h.registry, extra, async (name) => `${name} ran`);
   registerDelegateTool(h.registry, {
     ...delegationDepsFrom(h.agent.options, h.agent.budget, options.config ?? {}),
     ...(options.interruptGraceMs !== undefined ? { interruptGraceMs: options.interruptGraceMs } : {}),
@@ -311,38 +309,51 @@ test("with the default max_spawn_depth of 1 an orchestrator child cannot delegat
   }
 });
 
-test("a child's dangerous command and approval requests are denied without asking the user", async () => {
+/**
+ * A parent that delegates "clean up" to a child whose first step makes `childCalls` (given the
+ * harness, for its temp dir) and whose second reports what it saw; the user approves `answer`.
+ * Starts with a `victim` folder in the temp dir and the terminal tools registered.
+ */
+async function cleanupHarness(
+  childCalls: (h: Harness) => ScriptedTurn["toolCalls"],
+  answer: "once" | "deny",
+  config: Partial<DelegationSettings> = {},
+): Promise<{ h: Harness; asked: ApprovalRequest[] }> {
   const asked: ApprovalRequest[] = [];
-  const seenByTool: Array<{ interactive: boolean | undefined; answer: string | undefined }> = [];
   let h: Harness | undefined;
   h = await delegatingHarness(
     (req) => {
       if (childGoal(req)) {
-        if (lastToolResults(req).length === 0) {
-          return {
-            toolCalls: [
-              { name: "terminal", arguments: { command: `rm -rf ${join(h!.dir, "victim")}` } },
-              { name: "needs_approval", arguments: {} },
-            ],
-          };
-        }
+        if (lastToolResults(req).length === 0) return { toolCalls: childCalls(h!) };
         return { text: `child saw: ${lastToolResults(req).join(" || ")}` };
       }
       return parentStep({ goal: "clean up" })(req);
     },
     {
+      config,
       agent: {
         interactive: true,
         requestApproval: async (request) => {
           asked.push(request);
-          return "once";
+          return answer;
         },
       },
     },
   );
+  mkdirSync(join(h.dir, "victim"));
+  registerTerminalTools(h.registry);
+  return { h, asked };
+}
+
+const removeVictim = (h: Harness) => ({ name: "terminal", arguments: { command: `rm -rf ${join(h.dir, "victim")}` } });
+
+test("a child's dangerous command and approval requests are denied without asking the user", async () => {
+  const seenByTool: Array<{ interactive: boolean | undefined; answer: string | undefined }> = [];
+  const { h, asked } = await cleanupHarness(
+    (h) => [removeVictim(h), { name: "needs_approval", arguments: {} }],
+    "once",
+  );
   try {
-    mkdirSync(join(h.dir, "victim"));
-    registerTerminalTools(h.registry);
     h.registry.register({
       name: "needs_approval",
       toolset: "test",
@@ -369,38 +380,16 @@ test("a child's dangerous command and approval requests are denied without askin
 });
 
 test("delegation.subagent_auto_approve runs a child's dangerous command unasked, and hardline still refuses", async () => {
-  const asked: ApprovalRequest[] = [];
-  let h: Harness | undefined;
-  h = await delegatingHarness(
-    (req) => {
-      if (childGoal(req)) {
-        if (lastToolResults(req).length === 0) {
-          return {
-            toolCalls: [
-              { name: "terminal", arguments: { command: `rm -rf ${join(h!.dir, "victim")}` } },
-              // Harmless should the check ever fail: the device does not exist.
-              { name: "terminal", arguments: { command: "mkfs.ext4 /nonexistent/hermes-test-device" } },
-            ],
-          };
-        }
-        return { text: `child saw: ${lastToolResults(req).join(" || ")}` };
-      }
-      return parentStep({ goal: "clean up" })(req);
-    },
-    {
-      config: { subagent_auto_approve: true },
-      agent: {
-        interactive: true,
-        requestApproval: async (request) => {
-          asked.push(request);
-          return "deny";
-        },
-      },
-    },
+  const { h, asked } = await cleanupHarness(
+    (h) => [
+      removeVictim(h),
+      // Harmless should the check ever fail: the device does not exist.
+      { name: "terminal", arguments: { command: "mkfs.ext4 /nonexistent/hermes-test-device" } },
+    ],
+    "deny",
+    { subagent_auto_approve: true },
   );
   try {
-    mkdirSync(join(h.dir, "victim"));
-    registerTerminalTools(h.registry);
     h.agent.options.tools = ["terminal", "delegate_task"];
     await h.agent.runConversation("clean up please");
     assert.deepEqual(asked, [], "the user was never asked");

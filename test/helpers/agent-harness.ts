@@ -8,7 +8,7 @@ import { Agent, type AgentOptions } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { historyProblems } from "../../src/agent/history.js";
 import type { Message } from "../../src/llm/types.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
+import { type ToolContext, ToolRegistry } from "../../src/tools/registry.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, FakeProviderOptions, RecordedRequest } from "../fake-provider/types.js";
 
@@ -111,4 +111,21 @@ export async function createHarness(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Registers argument-less tools named as given, each answering with `handler`. */
+export function registerTestTools(
+  registry: ToolRegistry,
+  tools: ReadonlyArray<{ name: string; toolset: string }>,
+  handler: (name: string, ctx: ToolContext) => Promise<string>,
+): void {
+  for (const tool of tools) {
+    registry.register({
+      name: tool.name,
+      toolset: tool.toolset,
+      description: `test tool ${tool.name}`,
+      parameters: z.object({}),
+      handler: (_args, ctx) => handler(tool.name, ctx),
+    });
+  }
 }
