@@ -4,8 +4,6 @@
  * produce a syntax error. Kept on purpose: "quoted phrases", `OR` between terms, `prefix*`.
  */
 
-const WORD = /[\p{L}\p{N}]/u;
-
 export function toFtsQuery(input: string): string | null {
   const tokens = input.match(/"[^"]*"?|\S+/g) ?? [];
   const parts: string[] = [];
@@ -23,7 +21,9 @@ export function toFtsQuery(input: string): string | null {
       prefix = true;
       body = body.replace(/\*+$/, "");
     }
-    if (!WORD.test(body)) continue;
+    // Written here rather than at module scope: a Unicode property class costs its first
+    // creation a lookup of the character tables, which a run that never searches should not pay.
+    if (!/[\p{L}\p{N}]/u.test(body)) continue;
     if (orPending) parts.push("OR");
     orPending = false;
     parts.push(`"${body}"${prefix ? "*" : ""}`);
