@@ -66,8 +66,30 @@ function hidingOrder(registry: ToolRegistry, names: readonly string[]): string[]
   return [...mcp, ...rare];
 }
 
+/**
+ * Per definitions array and budget: a surface that builds an agent per request (the API server,
+ * the gateway) would otherwise redo the hiding, and serialize the schemas to count their tokens,
+ * for every one of them. A change to the registry hands out a new array.
+ */
+const publishedOf = new WeakMap<readonly FunctionDefinition[], Map<number, PublishedTools>>();
+
 export function publishTools(registry: ToolRegistry, names: readonly string[], budget: number): PublishedTools {
   const all = registry.definitions([...names]);
+  let byBudget = publishedOf.get(all);
+  if (!byBudget) publishedOf.set(all, (byBudget = new Map()));
+  const known = byBudget.get(budget);
+  if (known) return known;
+  const published = publishFrom(registry, all, names, budget);
+  byBudget.set(budget, published);
+  return published;
+}
+
+function publishFrom(
+  registry: ToolRegistry,
+  all: FunctionDefinition[],
+  names: readonly string[],
+  budget: number,
+): PublishedTools {
   const candidates = hidingOrder(registry, names);
   if (budget <= 0 || candidates.length === 0 || schemaTokens(all) <= budget) {
     return { definitions: all, hidden: [], callable: [...names] };

@@ -81,6 +81,26 @@ test("over the budget, MCP tools go behind tool_search (last registered first) a
   assert.deepEqual(JSON.stringify(publishTools(registry, names, 400)), JSON.stringify(published), "deterministic");
 });
 
+test("agents built one after another share what was published, until the registry changes", () => {
+  const registry = smallRegistry();
+  const mcp = registerFakeMcpTools(registry, []);
+  const names = ["read_notes", ...mcp];
+  publishTools(registry, names, 400); // registers the search pair, which is a change
+  const first = publishTools(registry, names, 400);
+  assert.equal(publishTools(registry, names, 400), first, "the same budget and tools: the same result");
+  assert.notEqual(publishTools(registry, names, 700), first, "another budget is worked out anew");
+  registry.register({
+    name: "late_tool",
+    toolset: "mcp-late",
+    description: "Returns nothing.",
+    parameters: z.object({}),
+    handler: async () => "",
+  });
+  const after = publishTools(registry, [...names, "late_tool"], 400);
+  assert.notEqual(after, first);
+  assert.ok(after.callable.includes("late_tool"), "a tool registered since is published");
+});
+
 test("tool search ranks a name hit above a description hit and finds a tool by one word of its description", () => {
   const registry = smallRegistry();
   const mcp = registerFakeMcpTools(registry, []);
