@@ -76,7 +76,10 @@ const publishedOf = new WeakMap<readonly FunctionDefinition[], Map<number, Publi
 export function publishTools(registry: ToolRegistry, names: readonly string[], budget: number): PublishedTools {
   const all = registry.definitions([...names]);
   let byBudget = publishedOf.get(all);
-  if (!byBudget) publishedOf.set(all, (byBudget = new Map()));
+  if (!byBudget) {
+    byBudget = new Map();
+    publishedOf.set(all, byBudget);
+  }
   const known = byBudget.get(budget);
   if (known) return known;
   const published = publishFrom(registry, all, names, budget);
