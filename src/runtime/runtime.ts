@@ -283,6 +283,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     cwd,
     config,
     yolo: Boolean(overrides.yolo),
+    platform: options.platform ?? "cli",
     notice,
     ...(config.approvals.mode === "smart" ? { smartJudge: smartJudgeWithAuxiliary(auxiliary) } : {}),
   });

@@ -12,6 +12,7 @@ import type { ReadLimits } from "../tools/builtin/read-file.js";
 import type { McpManager } from "../tools/mcp/manager.js";
 import { withholdFromCommands } from "../tools/process-group.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { configureShellInit } from "../tools/shell-init.js";
 import { discoverSkills } from "../tools/skills/discovery.js";
 import { seedBundledSkills } from "../tools/skills/seed.js";
 import { buildSkillsIndex } from "../tools/skills/skills-index.js";
@@ -43,6 +44,8 @@ export async function assembleTools(
     cwd: string;
     config: HermesConfig;
     yolo: boolean;
+    /** The surface the runtime serves ("cli", "api_server", "cron", ...). */
+    platform: string;
     notice: (message: string) => void;
     smartJudge?: SmartJudge;
   },
@@ -56,6 +59,12 @@ export async function assembleTools(
   const passthrough = new Set(config.terminal.env_passthrough);
   const agentKeys = [...PROVIDERS.flatMap((p) => p.keyEnvVars), "API_SERVER_KEY"];
   withholdFromCommands(agentKeys.filter((name) => !passthrough.has(name)));
+  configureShellInit({
+    files: config.terminal.shell_init_files,
+    // The terminal CLI was started from the user's shell and already has what those files
+    // export; a service (gateway, cron, an editor's ACP) was not.
+    autoSourceBashrc: config.terminal.auto_source_bashrc && input.platform !== "cli",
+  });
   registerBuiltinTools(registry, {
     approvals,
     terminalTimeoutSeconds: config.terminal.timeout,

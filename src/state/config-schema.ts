@@ -340,6 +340,10 @@ export const configSchema = z.object(
       env_passthrough: stringList(),
       /** Let the model start background processes that outlive hermes (`keep_alive`). */
       allow_keep_alive: bool(false),
+      /** Files sourced once, before the first command, for PATH additions, functions and aliases (`~`, `$VAR` expanded). */
+      shell_init_files: stringList(),
+      /** With no shell_init_files: source ~/.profile, ~/.bash_profile and ~/.bashrc that way. */
+      auto_source_bashrc: bool(true),
     }),
     /** $HERMES_HOME/logs/agent.log and errors.log. */
     logging: section({

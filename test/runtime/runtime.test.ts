@@ -29,7 +29,7 @@ after(async () => {
   await fake.close();
 });
 
-async function open(config = "", notices: string[] = []): Promise<HermesRuntime> {
+async function open(config = "", notices: string[] = [], platform?: string): Promise<HermesRuntime> {
   const home = tempDir("hermes-runtime-");
   writeFileSync(
     join(home, "config.yaml"),
@@ -39,6 +39,7 @@ async function open(config = "", notices: string[] = []): Promise<HermesRuntime>
     home,
     localServers: false,
     skipDotEnv: true,
+    ...(platform ? { platform } : {}),
     callbacks: { onNotice: (message) => notices.push(message) },
   });
   opened.push(runtime);
@@ -148,6 +149,31 @@ test("commands run for the model do not see the agent's provider keys unless env
   } finally {
     delete process.env.OPENROUTER_API_KEY;
     delete process.env.HERMES_TEST_PLAIN;
+  }
+});
+
+test("a service sources the user's ~/.profile and ~/.bashrc for commands; the terminal CLI, which inherits them, does not", async () => {
+  const userHome = tempDir("hermes-runtime-user-");
+  writeFileSync(join(userHome, ".profile"), "export HERMES_TEST_PROFILE=profile\n");
+  writeFileSync(join(userHome, ".bashrc"), "export HERMES_TEST_BASHRC=bashrc\n");
+  const named = join(userHome, "tools.sh");
+  writeFileSync(named, "export HERMES_TEST_NAMED=named\n");
+  const realHome = process.env.HOME;
+  process.env.HOME = userHome;
+  try {
+    const run = async (runtime: HermesRuntime) => {
+      const terminal = runtime.registry.get("terminal")!;
+      const ctx = { cwd: runtime.home, signal: new AbortController().signal };
+      const command = 'echo "$HERMES_TEST_PROFILE $HERMES_TEST_BASHRC $HERMES_TEST_NAMED"';
+      return (JSON.parse(await terminal.handler({ command }, ctx)).output as string).trim();
+    };
+    assert.equal(await run(await open("", [], "api_server")), "profile bashrc");
+    assert.equal(await run(await open("terminal:\n  auto_source_bashrc: false\n", [], "api_server")), "");
+    assert.equal(await run(await open()), "");
+    // Named files apply on every surface, in place of the usual ones.
+    assert.equal(await run(await open("terminal:\n  shell_init_files: [~/tools.sh]\n")), "named");
+  } finally {
+    process.env.HOME = realHome;
   }
 });
 

@@ -8,9 +8,10 @@ import { resolve } from "node:path";
 import { z } from "../../util/schema/index.js";
 import { ApprovalPolicy } from "../approval/policy.js";
 import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";
-import { commandEnv, exitCodeOf, spawnShell, superviseChild } from "../process-group.js";
+import { exitCodeOf, spawnShell, superviseChild } from "../process-group.js";
 import { defaultProcessManager, type ProcessManager } from "../process-manager.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
+import { shellCommandEnv } from "../shell-init.js";
 
 export const DEFAULT_TERMINAL_TIMEOUT_SECONDS = 180;
 export const MAX_FOREGROUND_TIMEOUT_SECONDS = 600;
@@ -145,13 +146,14 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function startBackground(
+async function startBackground(
   command: string,
   cwd: string,
   { notify, keepAlive }: { notify: boolean; keepAlive: boolean },
   ctx: ToolContext,
   deps: TerminalDeps,
-): TerminalResult {
+): Promise<TerminalResult> {
+  const env = await shellCommandEnv();
   const manager =
     (ctx.services?.processManager as ProcessManager | undefined) ?? deps.processManager ?? defaultProcessManager();
   const notifier = ctx.services?.notify as ((text: string) => void) | undefined;
@@ -160,7 +162,7 @@ function startBackground(
     info = manager.start({
       command,
       cwd,
-      env: commandEnv(),
+      env,
       sessionId: ctx.sessionId,
       taskId: ctx.taskId,
       onComplete: notify ? notifier : undefined,
@@ -187,7 +189,9 @@ export async function runForeground(
   const limit = deps.maxOutputChars ?? DEFAULT_TERMINAL_OUTPUT_CHARS;
   // The end of the output (errors, summaries) usually matters more than the start.
   const buffer = new HeadTailBuffer(Math.floor(limit * 0.4), Math.floor(limit * 0.6));
-  const child = spawnShell(command, { cwd, env: commandEnv(), stdin: "ignore" });
+  const env = await shellCommandEnv();
+  if (signal.aborted) return fail("Command not started: the turn was interrupted", EXIT_INTERRUPTED);
+  const child = spawnShell(command, { cwd, env, stdin: "ignore" });
   child.stdout?.setEncoding("utf8");
   child.stderr?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => buffer.append(chunk));
