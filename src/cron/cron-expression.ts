@@ -1,6 +1,7 @@
 /**
  * Five-field cron expressions (minute hour day-of-month month day-of-week): validation and
- * "next matching minute" in a given IANA time zone, with plain calendar arithmetic and Intl.
+ * "next matching minute" in a given IANA time zone or fixed UTC offset, with plain calendar
+ * arithmetic and Intl.
  */
 
 export interface CronFields {
@@ -11,6 +12,12 @@ export interface CronFields {
   daysOfWeek: ReadonlySet<number>;
   /** Both day fields restricted: a day matches when either does (classic cron rule). */
   dayOr: boolean;
+  /**
+   * The minute or hour field is a star form ("*", "*\/15"): when clocks fall back, such a job
+   * also fires on the second pass through the repeated wall times. A job pinned to fixed
+   * minutes and hours fires only on the first pass, so it runs once a day as intended.
+   */
+  repeatsInFallBack: boolean;
 }
 
 interface FieldSpec {
@@ -65,6 +72,7 @@ export function parseCronExpression(expr: string): CronFields {
   const [minutes, hours, daysOfMonth, months, rawDays] = parts.map((part, i) => parseField(part, FIELD_SPECS[i]!));
   const daysOfWeek = new Set([...rawDays!].map((d) => d % 7));
   const restricted = (part: string | undefined) => part !== "*" && part !== "?";
+  const starForm = (part: string | undefined) => /^[*?]/.test(part ?? "");
   return {
     minutes: minutes!,
     hours: hours!,
@@ -72,6 +80,7 @@ export function parseCronExpression(expr: string): CronFields {
     months: months!,
     daysOfWeek,
     dayOr: restricted(parts[2]) && restricted(parts[4]),
+    repeatsInFallBack: starForm(parts[0]) || starForm(parts[1]),
   };
 }
 
@@ -122,20 +131,28 @@ const SEARCH_DAYS = 366 * 8;
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-/** The first matching minute strictly after `afterMs`, in time zone `timeZone`; null if none. */
+/** Wall times this far before the start (in minutes) can still fall after it: covers any fall-back. */
+const FALL_BACK_SLACK_MINUTES = 180;
+
+/**
+ * The earliest matching instant strictly after `afterMs`, reading the fields in `timeZone` (an
+ * IANA name or a fixed offset such as "+05:30"); null if none within the search window.
+ *
+ * Wall times are visited in order, but when clocks fall back a wall time has two instants and a
+ * later wall time's first instant can precede an earlier wall time's second one, so the search
+ * keeps the smallest instant found and stops once wall times can only lead to later instants.
+ */
 export function nextCronRun(fields: CronFields, afterMs: number, timeZone: string): number | null {
   const start = wallClock(afterMs, timeZone);
   const startDay = Date.UTC(start.year, start.month - 1, start.day);
+  const startMinuteOfDay = start.hour * 60 + start.minute;
+  let best: number | null = null;
   for (let offset = 0; offset <= SEARCH_DAYS; offset++) {
     const day = new Date(startDay + offset * DAY_MS);
     if (!dayMatches(fields, day)) continue;
-    // On the first day, wall times well before the start cannot follow it (one hour of slack
-    // covers a repeated hour when clocks fall back).
-    const firstDay = offset === 0;
     for (const hour of sortedValues(fields.hours)) {
-      if (firstDay && hour < start.hour - 1) continue;
       for (const minute of sortedValues(fields.minutes)) {
-        if (firstDay && hour === start.hour && minute < start.minute) continue;
+        if (offset === 0 && hour * 60 + minute < startMinuteOfDay - FALL_BACK_SLACK_MINUTES) continue;
         const wall = {
           year: day.getUTCFullYear(),
           month: day.getUTCMonth() + 1,
@@ -143,10 +160,16 @@ export function nextCronRun(fields: CronFields, afterMs: number, timeZone: strin
           hour,
           minute,
         };
-        const instant = wallToInstants(wall, timeZone).find((ms) => ms > afterMs);
-        if (instant !== undefined) return instant;
+        const instants = wallToInstants(wall, timeZone);
+        if (instants.length === 0) continue;
+        if (best !== null && instants[0]! > best) return best;
+        const usable = fields.repeatsInFallBack ? instants : instants.slice(0, 1);
+        for (const instant of usable) {
+          if (instant > afterMs && (best === null || instant < best)) best = instant;
+        }
       }
     }
+    if (best !== null) return best;
   }
   return null;
 }
@@ -196,12 +219,33 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** Throws a RangeError for an unknown IANA zone name. */
+const FIXED_OFFSET_RE = /^([+-])(\d{2}):(\d{2})$/;
+
+/** Minutes east of UTC for a fixed-offset zone written "+HH:MM" / "-HH:MM", else undefined. */
+function fixedOffset(timeZone: string): number | undefined {
+  const m = FIXED_OFFSET_RE.exec(timeZone);
+  if (!m) return undefined;
+  return (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+}
+
+/** Throws a RangeError for an unknown IANA zone name (fixed offsets "+HH:MM" are accepted). */
 export function assertTimeZone(timeZone: string): void {
-  formatterFor(timeZone);
+  if (fixedOffset(timeZone) === undefined) formatterFor(timeZone);
 }
 
 export function wallClock(ms: number, timeZone: string): WallClock & { second: number } {
+  const fixed = fixedOffset(timeZone);
+  if (fixed !== undefined) {
+    const shifted = new Date(ms + fixed * MINUTE_MS);
+    return {
+      year: shifted.getUTCFullYear(),
+      month: shifted.getUTCMonth() + 1,
+      day: shifted.getUTCDate(),
+      hour: shifted.getUTCHours(),
+      minute: shifted.getUTCMinutes(),
+      second: shifted.getUTCSeconds(),
+    };
+  }
   const parts: Record<string, number> = {};
   for (const part of formatterFor(timeZone).formatToParts(new Date(ms))) {
     if (part.type !== "literal") parts[part.type] = Number(part.value);

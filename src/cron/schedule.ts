@@ -50,14 +50,14 @@ const UNIT_MINUTES: Record<string, number> = {
   days: 1440,
 };
 
-/** "30m", "2 h", "1day" → minutes. Throws a ScheduleError for anything else. */
+/** "30m", "2 h", "1day" → minutes; whole numbers only. Throws a ScheduleError for anything else. */
 export function parseDuration(text: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(String(text));
+  const match = /^\s*(\d+)\s*([a-z]+)\s*$/i.exec(String(text));
   const unit = match ? UNIT_MINUTES[match[2]!.toLowerCase()] : undefined;
   if (!match || unit === undefined) {
-    throw new ScheduleError(`"${text}" is not a duration; use a number and a unit, e.g. 30m, 2h or 1d`);
+    throw new ScheduleError(`"${text}" is not a duration; use a whole number and a unit, e.g. 30m, 2h or 1d`);
   }
-  return Math.round(Number(match[1]) * unit);
+  return Number(match[1]) * unit;
 }
 
 /** Turns user text into a schedule. `now` anchors relative durations and naive timestamps. */
@@ -91,54 +91,58 @@ export function parseSchedule(text: string, options: { now?: Moment } = {}): Sch
 }
 
 /**
- * When the job should run next, as an ISO string, or null when it never will again.
- * Interval jobs count from their last run (or from now when they have not run yet); cron jobs
- * take the first matching minute after now, in `schedule.tz` or the machine's zone.
+ * When the job should run next, as an ISO string, or null when it never will again (including a
+ * job of unknown kind or one missing its runAt, minutes or expr).
+ * A one-shot job runs once: never again after any recorded run. Interval and cron jobs count from
+ * their last run, or from now when they have not run yet. A cron expression is read in
+ * `schedule.tz` when set, otherwise at the UTC offset of `now`.
  */
 export function computeNextRun(job: ScheduledJobTiming, now: Moment): string | null {
   const current = readMoment(now);
   const { schedule } = job;
   const lastRun = job.lastRunAt ? parseIso(job.lastRunAt, current.offsetMinutes) : undefined;
+  const base = lastRun ?? current;
   switch (schedule.kind) {
     case "once": {
+      if (job.lastRunAt) return null;
       const runAt = schedule.runAt ? parseIso(schedule.runAt, current.offsetMinutes) : undefined;
-      if (!runAt) throw new ScheduleError(`one-shot job has no valid runAt ("${schedule.runAt}")`);
-      if (lastRun && lastRun.ms >= runAt.ms) return null;
-      if (current.ms - runAt.ms > ONCE_GRACE_MS) return null;
+      if (!runAt || current.ms - runAt.ms > ONCE_GRACE_MS) return null;
       return schedule.runAt!;
     }
     case "interval": {
-      const minutes = Number(schedule.minutes);
-      if (!(minutes > 0)) throw new ScheduleError(`interval job has no valid minutes ("${schedule.minutes}")`);
-      const base = lastRun ?? current;
+      const minutes = Number(schedule.minutes ?? Number.NaN);
+      if (!(minutes > 0)) return null;
       return formatIso(base.ms + minutes * MINUTE_MS, current.offsetMinutes);
     }
     case "cron": {
-      const timeZone = schedule.tz || Intl.DateTimeFormat().resolvedOptions().timeZone;
+      if (!schedule.expr) return null;
+      const timeZone = schedule.tz || formatOffset(current.offsetMinutes);
       assertTimeZone(timeZone);
-      const next = nextCronRun(parseCronExpression(schedule.expr ?? ""), current.ms, timeZone);
+      const next = nextCronRun(parseCronExpression(schedule.expr), base.ms, timeZone);
       return next === null ? null : formatIso(next, zoneOffsetMinutes(next, timeZone));
     }
     default:
-      throw new ScheduleError(`unknown schedule kind "${schedule.kind}"`);
+      return null;
   }
 }
 
-const SILENT_WHOLE = new Set(["[silent]", "silent", "no_reply", "no reply"]);
-const SILENT_MARKER = "[silent]";
+const SILENT_MARKERS = new Set(["[SILENT]", "SILENT", "NO_REPLY", "NO REPLY"]);
+
+const isMarker = (text: string) => SILENT_MARKERS.has(text.trim().split(/\s+/).join(" ").toUpperCase());
 
 /**
- * True when a cron job's reply means "nothing to report": the whole reply is a silence marker,
- * or it starts or ends with [SILENT]. A marker merely mentioned mid-text does not count.
+ * True when a cron job's reply means "nothing to report". Markers are [SILENT], SILENT, NO_REPLY
+ * and NO REPLY, in any case and spacing. The reply is silent when it is a marker as a whole, when
+ * its first or last non-blank line is a marker, or when it begins with [SILENT]. A marker inside
+ * a sentence, or at the end of a line that has other text, does not count.
  */
 export function isSilentResponse(text: string | null | undefined): boolean {
-  const normalized = String(text ?? "")
-    .trim()
-    .replace(/\s+/g, " ")
-    .toLowerCase();
-  if (normalized === "") return false;
-  if (SILENT_WHOLE.has(normalized)) return true;
-  return normalized.startsWith(SILENT_MARKER) || normalized.endsWith(SILENT_MARKER);
+  const trimmed = String(text ?? "").trim();
+  if (trimmed === "") return false;
+  if (isMarker(trimmed)) return true;
+  const lines = trimmed.split(/\r\n|\r|\n/).filter((line) => line.trim() !== "");
+  if (isMarker(lines[0]!) || isMarker(lines[lines.length - 1]!)) return true;
+  return trimmed.toUpperCase().startsWith("[SILENT]");
 }
 
 function isDuration(text: string): boolean {
@@ -197,6 +201,13 @@ function parseOffset(text: string): number {
   return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
 }
 
+/** "+05:30" / "-08:00" for an offset in minutes east of UTC. */
+function formatOffset(offsetMinutes: number): string {
+  const abs = Math.abs(offsetMinutes);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${offsetMinutes < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
 /** ISO-8601 with an explicit numeric offset (+00:00 for UTC), milliseconds only when present. */
 export function formatIso(ms: number, offsetMinutes: number): string {
   const wall = new Date(ms + offsetMinutes * MINUTE_MS);
@@ -204,7 +215,5 @@ export function formatIso(ms: number, offsetMinutes: number): string {
   const date = `${pad(wall.getUTCFullYear(), 4)}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}`;
   const time = `${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}`;
   const millis = wall.getUTCMilliseconds() ? `.${pad(wall.getUTCMilliseconds(), 3)}` : "";
-  const sign = offsetMinutes < 0 ? "-" : "+";
-  const abs = Math.abs(offsetMinutes);
-  return `${date}T${time}${millis}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  return `${date}T${time}${millis}${formatOffset(offsetMinutes)}`;
 }

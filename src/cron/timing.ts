@@ -13,9 +13,18 @@ const MAX_GRACE_MS = 7_200_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const toMs = (text: string | null) => (text === null ? null : Date.parse(text));
 
+/**
+ * The scheduler reads a cron job without its own zone in this machine's zone, daylight saving
+ * included (computeNextRun alone would use the fixed offset of the UTC timestamps passed here).
+ */
+function withZone(schedule: CronJob["schedule"]): CronJob["schedule"] {
+  if (schedule.kind !== "cron" || schedule.tz) return schedule;
+  return { ...schedule, tz: Intl.DateTimeFormat().resolvedOptions().timeZone };
+}
+
 /** The first fire at or after `from` (for a new job), or after the fire at `firedAt` (once it ran). */
 export function nextRunAfter(job: Pick<CronJob, "schedule">, from: number, firedAt?: number): number | null {
-  const timing = { schedule: job.schedule, lastRunAt: firedAt === undefined ? null : iso(firedAt) };
+  const timing = { schedule: withZone(job.schedule), lastRunAt: firedAt === undefined ? null : iso(firedAt) };
   return toMs(computeNextRun(timing, iso(firedAt ?? from)));
 }
 

@@ -3,7 +3,8 @@
  * typography slightly wrong when quoting the text to replace, so the search falls back through
  * a chain of increasingly tolerant strategies before giving up.
  */
-import { MATCH_STRATEGIES } from "../util/fuzzy-match.js";
+import { describeLocations, escapeDriftError, restoreControlEscapes, suspiciousIndentError } from "./fuzzy-guards.js";
+import { PATCH_STRATEGIES, SIMILARITY_STRATEGIES } from "./fuzzy-strategies.js";
 
 export { unifiedDiff } from "../util/unified-diff.js";
 
@@ -36,6 +37,9 @@ function matchLineEndings(content: string, text: string): string {
 /**
  * Replaces `oldText` with `newText` in `content`. Exactly one match is required unless
  * `replaceAll` is set; several matches or none give an error and leave the content unchanged.
+ * A match that was not verbatim is refused when the new text looks damaged in transit (escaped
+ * quotes the file lacks) or carries a likely indentation slip; replace_all never applies several
+ * merely similar matches.
  */
 export function fuzzyFindAndReplace(
   content: string,
@@ -44,28 +48,50 @@ export function fuzzyFindAndReplace(
   options: FuzzyReplaceOptions = {},
 ): FuzzyReplaceResult {
   if (oldText === "") return failure(content, "old_string is empty: give the exact text to replace");
+  if (oldText.trim() === "") {
+    return failure(content, "old_string is only whitespace, which matches too loosely: give non-blank text to replace");
+  }
   if (oldText === newText) return failure(content, "old_string and new_string are identical: nothing to change");
 
   const oldInFile = matchLineEndings(content, oldText);
   const newInFile = matchLineEndings(content, newText);
 
-  for (const strategy of MATCH_STRATEGIES) {
+  for (const strategy of PATCH_STRATEGIES) {
     const matches = strategy.find(content, oldInFile);
     if (matches.length === 0) continue;
     if (matches.length > 1 && !options.replaceAll) {
       return failure(
         content,
-        `Found ${matches.length} matches for old_string; include more surrounding lines to make it unique, or set replace_all to change every one`,
+        `Found ${matches.length} matches for old_string. Provide more context (neighbouring lines) to make it unique, ` +
+          `or use replace_all=true to change every one. Matches:\n${describeLocations(
+            content,
+            matches.map((m) => m.start),
+          )}`,
       );
     }
+    if (matches.length > 1 && SIMILARITY_STRATEGIES.has(strategy.name)) {
+      return failure(
+        content,
+        `Found ${matches.length} approximate matches (${strategy.name}); replace_all only applies to text that ` +
+          "matches exactly. Give the precise text, whitespace included.",
+      );
+    }
+    const replaced = matches.map((m) => content.slice(m.start, m.end)).join("");
+    const verbatim = strategy.name === "exact" && oldInFile === oldText;
+    if (!verbatim) {
+      const refusal = escapeDriftError(replaced, oldText, newText) ?? suspiciousIndentError(oldText, newText);
+      if (refusal) return failure(content, refusal);
+    }
+    const replacement = restoreControlEscapes(newInFile, replaced);
     let result = content;
     for (const match of [...matches].sort((a, b) => b.start - a.start)) {
-      result = result.slice(0, match.start) + match.adapt(newInFile) + result.slice(match.end);
+      result = result.slice(0, match.start) + match.adapt(replacement) + result.slice(match.end);
     }
     return { content: result, count: matches.length, strategy: strategy.name, error: null };
   }
   return failure(
     content,
-    "Could not find old_string in the file, even allowing for whitespace, indentation and typography differences. Read the file again and copy the text exactly.",
+    escapeDriftError(content, oldText) ??
+      "Could not find old_string in the file, even allowing for whitespace, indentation and typography differences. Read the file again and copy the text exactly.",
   );
 }

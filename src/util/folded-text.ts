@@ -38,9 +38,10 @@ export function occurrences(haystack: string, needle: string): number[] {
   return found;
 }
 
-export function collapseWhitespace(source: string, at: number): [string, number] {
+/** A run of spaces and tabs as one space; line breaks stay, so matched lines still line up. */
+export function collapseBlanks(source: string, at: number): [string, number] {
   let end = at;
-  while (end < source.length && /\s/.test(source[end]!)) end++;
+  while (end < source.length && (source[end] === " " || source[end] === "\t")) end++;
   return end > at ? [" ", end - at] : [source[at]!, 1];
 }
 
@@ -68,6 +69,16 @@ export const UNICODE_FOLDS: Record<string, string> = {
   "\u2007": " ",
   "\u2009": " ",
   "\u202f": " ",
+  // More space separators; CJK text uses U+3000 between words.
+  "\u2000": " ",
+  "\u2001": " ",
+  "\u2004": " ",
+  "\u2005": " ",
+  "\u2006": " ",
+  "\u2008": " ",
+  "\u200a": " ",
+  "\u205f": " ",
+  "\u3000": " ",
 };
 
 export function foldUnicode(source: string, at: number): [string, number] {

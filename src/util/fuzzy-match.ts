@@ -4,7 +4,7 @@
  * the replacement must be adapted to the file at that place.
  */
 import {
-  collapseWhitespace,
+  collapseBlanks,
   foldText,
   foldUnicode,
   type Mapped,
@@ -176,11 +176,7 @@ const CONTEXT_MIN_SHARED_LINES = 0.5;
 // ---------------------------------------------------------------------------------------------
 // The chain
 
-function unescapeSequences(text: string): string {
-  return text.replace(/\\([ntr"'\\])/g, (_m, ch: string) =>
-    ch === "n" ? "\n" : ch === "t" ? "\t" : ch === "r" ? "\r" : ch,
-  );
-}
+const CONTROL_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r" };
 
 function exactMatches(content: string, needle: string, adapt: FoundMatch["adapt"]): FoundMatch[] {
   return occurrences(content, needle).map((start) => ({ start, end: start + needle.length, adapt }));
@@ -208,9 +204,9 @@ const lineTrimmed: MatchStrategy = {
 const whitespaceNormalized: MatchStrategy = {
   name: "whitespace_normalized",
   find(content, oldText) {
-    const needle = oldText.replace(/\s+/g, " ");
+    const needle = oldText.replace(/[ \t]+/g, " ");
     if (needle.trim() === "") return [];
-    return mappedMatches(mapped(content, collapseWhitespace), needle, () => asIs);
+    return mappedMatches(mapped(content, collapseBlanks), needle, () => asIs);
   },
 };
 
@@ -236,12 +232,16 @@ const indentationFlexible: MatchStrategy = {
   },
 };
 
+/**
+ * Old text whose line breaks, tabs or carriage returns arrived as backslash sequences. The new
+ * text is written as given: the patch tool decides which of its escapes to turn into characters.
+ */
 const escapeNormalized: MatchStrategy = {
   name: "escape_normalized",
   find(content, oldText) {
-    const needle = unescapeSequences(oldText);
+    const needle = oldText.replace(/\\([ntr])/g, (_m, ch: string) => CONTROL_ESCAPES[ch]!);
     if (needle === oldText) return [];
-    return exactMatches(content, needle, unescapeSequences);
+    return exactMatches(content, needle, asIs);
   },
 };
 

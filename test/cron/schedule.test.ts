@@ -163,9 +163,10 @@ describe("cron expressions", () => {
 });
 
 describe("computeNextRun for once and interval jobs", () => {
-  test("a once job rescheduled after its last run is still due", () => {
+  test("a once job that has a recorded run never runs again, even when its runAt is later", () => {
     const job = { schedule: { kind: "once", runAt: "2026-03-01T13:00:00Z" }, lastRunAt: "2026-02-01T00:00:00Z" };
-    assert.equal(computeNextRun(job, "2026-03-01T12:00:00Z"), "2026-03-01T13:00:00Z");
+    assert.equal(computeNextRun(job, "2026-03-01T12:00:00Z"), null);
+    assert.equal(computeNextRun({ ...job, lastRunAt: null }, "2026-03-01T12:00:00Z"), "2026-03-01T13:00:00Z");
   });
   test("grace ends after 120 seconds", () => {
     const job = { schedule: { kind: "once", runAt: "2026-03-01T12:00:00Z" } };
@@ -176,14 +177,14 @@ describe("computeNextRun for once and interval jobs", () => {
     const job = { schedule: { kind: "interval", minutes: 15 }, lastRunAt: null };
     assert.equal(computeNextRun(job, "2026-03-01T12:00:00+01:00"), "2026-03-01T12:15:00+01:00");
   });
-  test("an unknown kind is an error", () => {
-    assert.throws(() => computeNextRun({ schedule: { kind: "weekly" } }, "2026-03-01T12:00:00Z"));
+  test("an unknown kind never runs", () => {
+    assert.equal(computeNextRun({ schedule: { kind: "weekly" } }, "2026-03-01T12:00:00Z"), null);
   });
 });
 
 describe("isSilentResponse", () => {
   test("markers in any case and spacing", () => {
-    for (const text of ["[SILENT]", "  [silent]\n", "NO_REPLY", "No   Reply", "Nothing new today. [SILENT]"]) {
+    for (const text of ["[SILENT]", "  [silent]\n", "NO_REPLY", "No   Reply", "Nothing new today.\n[SILENT]"]) {
       assert.equal(isSilentResponse(text), true, text);
     }
   });

@@ -51,10 +51,10 @@ test("line_trimmed matches lines whose surrounding whitespace differs and re-ind
   assert.equal(result.content, "function f() {\n    if (y) {\n        stop();\n    }\n}\n");
 });
 
-test("escape_normalized unescapes literal \\n sequences in both texts", () => {
+test("escape_normalized finds literal \\n sequences but writes the new text's \\n as it is", () => {
   const result = fuzzyFindAndReplace("a\nb\nc", "a\\nb", "x\\ny");
   assert.equal(result.strategy, "escape_normalized");
-  assert.equal(result.content, "x\ny\nc");
+  assert.equal(result.content, "x\\ny\nc");
 });
 
 test("trimmed_boundary ignores whitespace around the old text", () => {
