@@ -90,12 +90,12 @@ export interface CompressionResult {
 /**
  * Token count at which to compress: a share of the usable window (the context length minus a
  * positive output reservation, unless that reservation would leave nothing), never below
- * 64,000 tokens; when 64,000 does not fit the window, 85% of the window.
+ * 64,000 tokens; when 64,000 does not fit the window, 85% of the window (at least 1 token).
  */
 export function computeThresholdTokens(contextLength: number, thresholdPercent: number, maxTokens?: unknown): number {
   const reservation = validMaxTokens(maxTokens);
   const window = reservation !== undefined && reservation < contextLength ? contextLength - reservation : contextLength;
-  if (MINIMUM_THRESHOLD_TOKENS >= window) return floorTokens(window * FALLBACK_WINDOW_SHARE);
+  if (MINIMUM_THRESHOLD_TOKENS >= window) return Math.max(1, floorTokens(window * FALLBACK_WINDOW_SHARE));
   return Math.max(floorTokens(window * thresholdPercent), MINIMUM_THRESHOLD_TOKENS);
 }
 
@@ -258,7 +258,8 @@ export class ContextCompressor {
 
   private computeBudgets(): void {
     this.thresholdTokens = computeThresholdTokens(this.contextLength, this.thresholdPercent, this.maxTokens);
-    this.tailTokenBudget = floorTokens(this.contextLength * 0.5 * this.summaryTargetRatio);
+    // The tail kept verbatim is a share of the trigger point, not of the whole window.
+    this.tailTokenBudget = floorTokens(this.thresholdTokens * this.summaryTargetRatio);
     this.maxSummaryTokens = Math.min(
       floorTokens(this.contextLength * SUMMARY_SHARE_OF_CONTEXT),
       MAX_SUMMARY_TOKENS_CAP,

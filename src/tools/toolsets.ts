@@ -220,7 +220,9 @@ export class ToolsetCatalog {
     const registered = this.registeredTools(name);
     if (!base && registered.length === 0) return null;
     const merged = base ? normalise(base, base.description) : def(`Tools registered under ${name}`);
+    if (registered.length === 0) return merged;
     for (const tool of registered) if (!merged.tools.includes(tool)) merged.tools.push(tool);
+    merged.tools.sort();
     return merged;
   }
 
@@ -228,20 +230,27 @@ export class ToolsetCatalog {
     return ALL_NAMES.has(name) || this.get(name) !== null;
   }
 
-  /** Tool names of a toolset, with includes expanded transitively; [] for an unknown name. */
+  /** Tool names of a toolset, with includes expanded transitively, sorted; [] for an unknown name. */
   resolve(name: string): string[] {
+    return this.resolveInDeclaredOrder(name).sort();
+  }
+
+  /**
+   * The same tools as `resolve`, in the order the definitions list them (own tools first, then
+   * each include's), for listings meant to be read by people.
+   */
+  resolveInDeclaredOrder(name: string): string[] {
     if (ALL_NAMES.has(name)) return this.allTools();
     const out: string[] = [];
-    const seen = new Set<string>();
-    this.collect(name, seen, out, new Set());
+    this.collect(name, new Set(), out, new Set());
     return out;
   }
 
-  /** The union of several toolsets, in first-seen order. */
+  /** The union of several toolsets, sorted. */
   resolveMany(names: readonly string[]): string[] {
     const out = new Set<string>();
     for (const name of names) for (const tool of this.resolve(name)) out.add(tool);
-    return [...out];
+    return [...out].sort();
   }
 
   private collect(name: string, visited: Set<string>, out: string[], added: Set<string>): void {

@@ -183,9 +183,10 @@ test("the output reservation shrinks the window the threshold is a share of", as
 });
 
 test("protect_first_n, protect_last_n and target_ratio decide which turns the summary takes", async () => {
-  // 40 turns of 50 tokens in a 4,000-token window: the tail budget is 4000 * 0.5 * ratio tokens,
-  // and the tail may grow to 1.5 times that to keep protect_last_n messages.
-  const history = turns(40, 189);
+  // 40 turns in a 4,000-token window: the threshold is 85% of the window (64,000 does not fit),
+  // the tail budget 3,400 * ratio tokens, and the tail may grow to 1.5 times that to keep
+  // protect_last_n messages.
+  const history = turns(40, 328);
   const summarized = async (settings: CompressionDriverOptions["settings"]) => {
     const { driver, prompts } = driverWith({ window: { model: "m", configured: 4_000 }, settings });
     const result = await driver.run(state(history), "manual");

@@ -144,7 +144,7 @@ test("a failing summary keeps every turn and says so in a status event", async (
 test("a context overflow from the provider compresses the conversation and the retry succeeds", async () => {
   const script = withSummaries([OVERFLOW_FAULT, { text: "answer after compression" }]);
   await withStore(script, { contextLength: 4000 }, async (h, agent, store) => {
-    const result = await agent.runConversation("and the next step?", { conversationHistory: chatter(6, 400) });
+    const result = await agent.runConversation("and the next step?", { conversationHistory: chatter(8, 400) });
     assert.equal(result.finalResponse, "answer after compression");
     assert.equal(result.error, undefined);
     const posts = h.fake.requests.filter((r) => r.method === "POST");
@@ -164,7 +164,7 @@ test("a context overflow from the provider compresses the conversation and the r
 test("drops turns only when the provider overflowed and no summary could be written", async () => {
   const script = withSummaries([OVERFLOW_FAULT, { text: "recovered" }], { fault: { kind: "status", status: 500 } });
   await withStore(script, { contextLength: 4000, compression: { summaryRetryDelayMs: 1 } }, async (h, agent) => {
-    const result = await agent.runConversation("continue", { conversationHistory: chatter(6, 400) });
+    const result = await agent.runConversation("continue", { conversationHistory: chatter(8, 400) });
     assert.equal(result.finalResponse, "recovered");
     const warning = statusMessages(h, "warning").find((m) => /message\(s\) dropped/.test(m));
     assert.ok(warning, "a warning names the dropped messages");

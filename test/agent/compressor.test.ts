@@ -103,7 +103,8 @@ describe("thresholds and budgets", () => {
     assert.equal(compressor.thresholdTokens, 100_000);
     compressor.recalibrate(32_000);
     assert.equal(compressor.thresholdTokens, 27_200);
-    assert.equal(compressor.tailTokenBudget, 3_200);
+    // 20% of the 27,200-token threshold, not of the window.
+    assert.equal(compressor.tailTokenBudget, 5_440);
     assert.equal(compressor.maxSummaryTokens, 1_600);
     assert.equal(compressor.shouldCompress(30_000), true);
   });
@@ -391,7 +392,14 @@ describe("compress on a 200-message transcript", () => {
 describe("phase 4: role of the summary", () => {
   const text = (role: "user" | "assistant", content: string): Message => ({ role, content });
   const compressor = () =>
-    new ContextCompressor({ contextLength: 8_000, protectFirstN: 2, protectLastN: 3, summarize: async () => "S" });
+    // Ratio 0.1 keeps the verbatim tail at 680 tokens (10% of the 6,800-token threshold).
+    new ContextCompressor({
+      contextLength: 8_000,
+      protectFirstN: 2,
+      protectLastN: 3,
+      summaryTargetRatio: 0.1,
+      summarize: async () => "S",
+    });
 
   test("merged into the first tail message when neither role fits", async () => {
     const history: Message[] = [
@@ -450,6 +458,7 @@ describe("phase 4: role of the summary", () => {
       contextLength: 8_000,
       protectFirstN: 2,
       protectLastN: 3,
+      summaryTargetRatio: 0.1,
       summarize: async () => "S",
     }).compress(history);
     assert.equal(historyProblem(result.messages), undefined);

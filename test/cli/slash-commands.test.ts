@@ -287,7 +287,7 @@ test("settings commands: /yolo, /verbose, /reasoning, and listings for /tools, /
     await chat.submit("/toolsets");
     assert.match(view.lastPrint, /✓ hermes-cli/);
     await chat.submit("/memory");
-    assert.match(view.lastPrint, /Agent notes \(MEMORY\.md\): 0% — 0\/2200 chars\n {2}\(empty\)/);
+    assert.match(view.lastPrint, /Agent notes \(MEMORY\.md\): 0% — 0\/2,200 chars\n {2}\(empty\)/);
   } finally {
     await chat.close();
   }

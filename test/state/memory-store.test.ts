@@ -158,13 +158,13 @@ test("replace onto an existing identical entry merges them", () => {
   assert.deepEqual(result.entries, ["beta"]);
 });
 
-test("identical duplicates count as one match for remove", () => {
+test("identical duplicates on disk are read as one entry, so remove takes them all", () => {
   const dir = tempDir();
   writeFileSync(join(dir, "MEMORY.md"), "same\n§\nsame\n§\nother\n");
   const store = new MemoryStore({ dir });
   const result = store.remove("memory", "same");
   assert.equal(result.success, true);
-  assert.deepEqual(result.entries, ["same", "other"]);
+  assert.deepEqual(result.entries, ["other"]);
 });
 
 test("content holding a separator line is rejected", () => {

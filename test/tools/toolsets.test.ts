@@ -63,7 +63,7 @@ describe("ToolsetCatalog", () => {
       b: { tools: ["two"], includes: ["c"] },
       c: { tools: ["one", "three"], includes: ["a", "c"] },
     });
-    assert.deepEqual(catalog.resolve("a"), ["one", "two", "three"]);
+    assert.deepEqual(catalog.resolve("a"), ["one", "three", "two"]);
     assert.deepEqual(catalog.resolve("c").sort(), ["one", "three", "two"]);
   });
 
@@ -84,7 +84,7 @@ describe("ToolsetCatalog", () => {
     const catalog = new ToolsetCatalog();
     catalog.registerToolset("mcp-github", { tools: ["mcp_github_list_issues", "mcp_github_create_issue"] });
     assert.ok(catalog.validate("mcp-github"));
-    assert.deepEqual(catalog.resolve("mcp-github"), ["mcp_github_list_issues", "mcp_github_create_issue"]);
+    assert.deepEqual(catalog.resolve("mcp-github"), ["mcp_github_create_issue", "mcp_github_list_issues"]);
     assert.ok(catalog.resolve("*").includes("mcp_github_list_issues"));
     assert.ok(catalog.unregisterToolset("mcp-github"));
     assert.equal(catalog.get("mcp-github"), null);

@@ -36,7 +36,7 @@ export async function toolsetReport(enabledToolsets: readonly string[], home?: s
   const reports: ToolsetReport[] = [];
   for (const name of names) {
     const tools: ToolsetReport["tools"] = [];
-    for (const tool of catalog.resolve(name)) {
+    for (const tool of catalog.resolveInDeclaredOrder(name)) {
       const spec = registry.get(tool);
       const state: ToolState = !spec
         ? "not_installed"
