@@ -1,0 +1,184 @@
+/**
+ * Token shapes that are secrets wherever they appear (vendor API keys, JWTs, bot tokens), and
+ * their masking in free text, including tokens split apart by control or zero-width characters.
+ */
+
+import { maskToken } from "./redact-mask.js";
+
+export interface TokenShape {
+  /**
+   * Literal pieces of the pattern of which any match holds at least one (case-sensitive).
+   * Shapes whose keywords are all absent are skipped, so ordinary text never pays for
+   * compiling them.
+   */
+  keywords: readonly string[];
+  pattern: RegExp;
+  /** How a match is masked; `maskToken` when absent. */
+  mask?: (match: string) => string;
+  /** Whether a match may start right after a letter, digit, `_` or `-` (default: no). */
+  anywhere?: boolean;
+}
+
+/** Token shapes that are secrets wherever they appear. Order matters: longer prefixes first. */
+export const TOKEN_SHAPES: readonly TokenShape[] = [
+  // OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), OpenRouter (sk-or-v1-) and other sk- keys, some
+  // with single dots between body characters (sk-ws-H.EEPX...). A digit is required so prose
+  // such as "sk-learn-compatible" is left alone; the body never ends on a dot.
+  { keywords: ["sk-"], pattern: /sk-(?=[A-Za-z0-9_.-]{0,200}\d)[A-Za-z0-9_-](?:\.?[A-Za-z0-9_-]){9,}/g },
+  // Stripe-style live/test keys.
+  { keywords: ["live", "test"], pattern: /(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}/g },
+  // ElevenLabs.
+  { keywords: ["sk_"], pattern: /sk_[A-Za-z0-9_]{30,}/g },
+  // GitHub classic, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
+  { keywords: ["gh"], pattern: /gh[pousr]_[A-Za-z0-9]{10,}/g },
+  { keywords: ["github_pat_"], pattern: /github_pat_[A-Za-z0-9_]{10,}/g },
+  // GitLab token families; runner tokens may be dotted.
+  { keywords: ["gl"], pattern: /gl(?:pat|oas|dt|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_-]{10,}/g },
+  { keywords: ["glrt"], pattern: /glrtr?-[A-Za-z0-9_-](?:\.?[A-Za-z0-9_-]){9,}/g },
+  { keywords: ["GR1348941"], pattern: /GR1348941[A-Za-z0-9_-]{10,}/g },
+  // Slack bot/user/app tokens.
+  { keywords: ["xox"], pattern: /xox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { keywords: ["xapp-"], pattern: /xapp-[A-Za-z0-9-]{10,}/g },
+  // AWS access key ids.
+  { keywords: ["AKIA", "ASIA"], pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g },
+  // Google API keys.
+  { keywords: ["AIza"], pattern: /AIza[0-9A-Za-z_-]{30,}/g },
+  // Hugging Face, Replicate, npm, PyPI, DigitalOcean, Groq, Perplexity, fal, Notion, Tavily,
+  // Firecrawl, Exa, Matrix, SendGrid.
+  { keywords: ["hf_"], pattern: /hf_[A-Za-z0-9]{10,}/g },
+  { keywords: ["r8_"], pattern: /r8_[A-Za-z0-9]{10,}/g },
+  { keywords: ["npm_"], pattern: /npm_[A-Za-z0-9]{10,}/g },
+  { keywords: ["pypi-"], pattern: /pypi-[A-Za-z0-9_-]{10,}/g },
+  { keywords: ["_v1_"], pattern: /do[opr]_v1_[A-Za-z0-9]{10,}/g },
+  { keywords: ["gsk_"], pattern: /gsk_[A-Za-z0-9]{10,}/g },
+  { keywords: ["pplx-"], pattern: /pplx-[A-Za-z0-9]{10,}/g },
+  { keywords: ["fal_"], pattern: /fal_(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{10,}/g },
+  { keywords: ["ntn_"], pattern: /ntn_[A-Za-z0-9]{10,}/g },
+  { keywords: ["tvly-"], pattern: /tvly-[A-Za-z0-9_-]{10,}/g },
+  { keywords: ["fc-"], pattern: /fc-[A-Za-z0-9]{10,}/g },
+  { keywords: ["exa_"], pattern: /exa_(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{10,}/g },
+  { keywords: ["syt_"], pattern: /syt_(?=[A-Za-z0-9_]{0,200}\d)[A-Za-z0-9_]{10,}/g },
+  { keywords: ["SG."], pattern: /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+  // BrowserBase, Codex encrypted tokens, Hindsight, Mem0, ByteRover, RetainDB, Langfuse public keys.
+  { keywords: ["bb_live_"], pattern: /bb_live_[A-Za-z0-9_-]{10,}/g },
+  { keywords: ["gAAAA"], pattern: /gAAAA[A-Za-z0-9_=-]{20,}/g },
+  { keywords: ["hsk-"], pattern: /hsk-[A-Za-z0-9]{10,}/g },
+  { keywords: ["mem0_"], pattern: /mem0_[A-Za-z0-9]{10,}/g },
+  { keywords: ["brv_"], pattern: /brv_[A-Za-z0-9]{10,}/g },
+  { keywords: ["retaindb_"], pattern: /retaindb_[A-Za-z0-9]{10,}/g },
+  { keywords: ["pk-lf-"], pattern: /pk-lf-[A-Za-z0-9-]{8,}/g },
+  // AgentMail: the body has no `_` or `-`, which keeps `am_example_identifier_123` apart.
+  { keywords: ["am_"], pattern: /am_(?:org_)?[A-Za-z0-9]{20,}(?![A-Za-z0-9_-])/g },
+  // xAI and Fireworks.
+  { keywords: ["xai-"], pattern: /xai-[A-Za-z0-9]{40,}/g },
+  { keywords: ["fw", "fpk_"], pattern: /(?:fw[-_]|fpk_)[A-Za-z0-9]{30,}/g },
+  // JSON Web Tokens: a header alone, or with one or two more dot parts.
+  { keywords: ["eyJ"], pattern: /eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}/g },
+  // Telegram bot tokens: the bot id stays readable, the secret after the colon goes.
+  {
+    keywords: [":"],
+    pattern: /(?<![0-9])(?:bot)?[0-9]{8,}:[A-Za-z0-9_-]{30,}/g,
+    mask: (match) => `${match.slice(0, match.indexOf(":") + 1)}***`,
+    anywhere: true,
+  },
+];
+
+/** Characters that may continue a token: a match must not start inside a longer word. */
+const TOKEN_CHAR = /[A-Za-z0-9_-]/;
+
+function startsInsideWord(shape: TokenShape, text: string, offset: number): boolean {
+  const before = text[offset - 1];
+  return !shape.anywhere && before !== undefined && TOKEN_CHAR.test(before);
+}
+
+const KEYWORDS = [...new Set(TOKEN_SHAPES.flatMap((shape) => shape.keywords))];
+/** Longest first, so that a keyword holding another (`glrt`, `gl`) is the one an alternation finds. */
+const LONG_KEYWORDS = KEYWORDS.filter((word) => word.length > 1).sort((a, b) => b.length - a.length);
+let keywordScan: RegExp | undefined;
+
+/**
+ * The shapes' keywords that occur in `text`, found in one pass over it (searching for each of
+ * some forty keywords in turn cost a 100 KB tool output about 1.5 ms).
+ */
+function keywordsIn(text: string): Set<string> {
+  keywordScan ??= new RegExp(LONG_KEYWORDS.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  const found = new Set<string>();
+  for (const match of text.matchAll(keywordScan)) found.add(match[0]);
+  // A keyword inside a longer one the scan found (`gl` in `glrt`) occurs as well.
+  for (const word of LONG_KEYWORDS) {
+    if (!found.has(word) && [...found].some((other) => other.length > word.length && other.includes(word))) {
+      found.add(word);
+    }
+  }
+  for (const word of KEYWORDS) if (word.length === 1 && text.includes(word)) found.add(word);
+  return found;
+}
+
+/** Masks every known token shape in `text`. */
+export function maskKnownTokens(text: string): string {
+  const stripped = text.split(CONTROLS).join("");
+  // Removing control characters only joins text, so every keyword of `text` is in `stripped`.
+  const present = keywordsIn(stripped);
+  let out = stripped.length === text.length ? text : maskSplitTokens(text, stripped, present);
+  for (const shape of TOKEN_SHAPES) {
+    if (!shape.keywords.some((word) => present.has(word))) continue;
+    const mask = shape.mask ?? maskToken;
+    out = out.replace(shape.pattern, (match: string, offset: number, whole: string) =>
+      startsInsideWord(shape, whole, offset) ? match : mask(match),
+    );
+  }
+  return out;
+}
+
+/** Control and zero-width characters that can split a token without being seen. */
+const CONTROLS = /[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\u2060\ufeff]/;
+const ALL_CONTROLS = new RegExp(CONTROLS.source, "g");
+const TOKEN_BODY_OR_CONTROL = /^[A-Za-z0-9_.\-\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\u2060\ufeff]*$/;
+
+/**
+ * Masks tokens whose body is broken by control or zero-width characters (`ghp_abc` ESC `123...`):
+ * the shapes are matched on a copy without those characters and the matching span of the
+ * original is masked. A span is joined only when it holds nothing but token characters and
+ * controls, is not followed by `=` (a `NAME=` on the next line), and, when it crosses a line
+ * break, its first piece is not already a token on its own.
+ */
+function maskSplitTokens(text: string, stripped: string, present: ReadonlySet<string>): string {
+  const shapes = TOKEN_SHAPES.filter((shape) => !shape.mask && shape.keywords.some((word) => present.has(word)));
+  if (shapes.length === 0) return text;
+  // For each removed character, how many kept characters precede it: non-decreasing, so a
+  // position in the stripped copy maps back to the original by binary search.
+  const keptBefore: number[] = [];
+  for (const m of text.matchAll(ALL_CONTROLS)) keptBefore.push(m.index - keptBefore.length);
+  const origin = (k: number): number => {
+    let lo = 0;
+    let hi = keptBefore.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keptBefore[mid]! <= k) lo = mid + 1;
+      else hi = mid;
+    }
+    return k + lo;
+  };
+  const spans: Array<[number, number, string]> = [];
+  for (const shape of shapes) {
+    for (const m of stripped.matchAll(shape.pattern)) {
+      const start = origin(m.index);
+      const end = origin(m.index + m[0].length - 1) + 1;
+      if (end - start === m[0].length || startsInsideWord(shape, text, start)) continue;
+      const span = text.slice(start, end);
+      if (!TOKEN_BODY_OR_CONTROL.test(span) || text[end] === "=") continue;
+      if (/[\n\r]/.test(span) && TOKEN_SHAPES.some((other) => span.search(other.pattern) >= 0)) continue;
+      spans.push([start, end, maskToken(m[0])]);
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let at = 0;
+  for (const [start, end, masked] of spans) {
+    if (start < at) continue;
+    out += text.slice(at, start) + masked;
+    at = end;
+  }
+  return out + text.slice(at);
+}
