@@ -70,9 +70,18 @@ export const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set([
   "skills_list",
   "skill_view",
   "browser_snapshot",
+  "browser_console",
   "browser_get_images",
   "vision_analyze",
   "process_list",
+  "mcp_filesystem_read_file",
+  "mcp_filesystem_read_text_file",
+  "mcp_filesystem_read_multiple_files",
+  "mcp_filesystem_list_directory",
+  "mcp_filesystem_list_directory_with_sizes",
+  "mcp_filesystem_directory_tree",
+  "mcp_filesystem_get_file_info",
+  "mcp_filesystem_search_files",
 ]);
 
 /** Compact JSON with object keys sorted at every depth; non-ASCII characters stay as they are. */
@@ -134,15 +143,7 @@ export class ToolGuardrails {
         count: exact,
       };
     }
-    const sameTool = this.toolFailures.get(toolName) ?? 0;
-    if (sameTool >= limits.sameToolFailure) {
-      return {
-        action: "halt",
-        code: "same_tool_failure_halt",
-        message: sameToolHaltMessage(toolName, sameTool),
-        count: sameTool,
-      };
-    }
+    // A same-tool halt is reported once, by afterCall; a new call with other arguments may still run.
     const repeated = this.repeatedResults.get(key)?.count ?? 0;
     if (IDEMPOTENT_TOOLS.has(toolName) && repeated >= limits.idempotentNoProgress) {
       return {
@@ -209,8 +210,9 @@ export class ToolGuardrails {
     if (!IDEMPOTENT_TOOLS.has(toolName)) return ALLOW;
 
     const previous = this.repeatedResults.get(key);
-    const count = previous && previous.result === result ? previous.count + 1 : 1;
-    this.repeatedResults.set(key, { result, count });
+    const comparable = comparableResult(result);
+    const count = previous && previous.result === comparable ? previous.count + 1 : 1;
+    this.repeatedResults.set(key, { result: comparable, count });
     if (this.config.warningsEnabled && count >= this.config.warnAfter.idempotentNoProgress) {
       return {
         action: "warn",
@@ -220,6 +222,18 @@ export class ToolGuardrails {
       };
     }
     return allow(count);
+  }
+}
+
+/** A JSON result in canonical form (key order and spacing do not matter); any other text as it is. */
+function comparableResult(result: unknown): string {
+  if (typeof result !== "string") return canonicalToolArgs(result);
+  const trimmed = result.trim();
+  if (trimmed === "" || !/^[[{"\d-]|^(?:true|false|null)$/.test(trimmed)) return result;
+  try {
+    return `json:${canonicalToolArgs(JSON.parse(trimmed))}`;
+  } catch {
+    return result;
   }
 }
 

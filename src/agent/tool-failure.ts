@@ -20,9 +20,11 @@ export function classifyToolFailure(toolName: string, result: unknown): ToolFail
   const text = typeof result === "string" ? result : (JSON.stringify(result) ?? "");
   const parsed = parseObject(text);
 
-  if (toolName === "terminal" && parsed && "exit_code" in parsed) {
-    const code = Number(parsed.exit_code);
-    if (Number.isFinite(code)) return code === 0 ? OK : { failed: true, suffix: ` [exit ${code}]` };
+  // A terminal result fails only by its exit code; error-looking output of a command that
+  // succeeded (or text without an exit code) is not a failure.
+  if (toolName === "terminal") {
+    const code = parsed?.exit_code;
+    return code === undefined || code === null || code === 0 ? OK : { failed: true, suffix: ` [exit ${String(code)}]` };
   }
   if (toolName === "memory" && parsed && parsed.success === false) {
     const error = typeof parsed.error === "string" ? parsed.error : "";
@@ -35,10 +37,14 @@ export function classifyToolFailure(toolName: string, result: unknown): ToolFail
   return looksLikeError(text) ? GENERIC_FAILURE : OK;
 }
 
+/**
+ * A result that starts with "Error", or has a quoted "error"/"failed" (a JSON key or value) near
+ * its start. Prose that merely mentions an error (`How to fix TypeError`) is not a failure.
+ */
 function looksLikeError(text: string): boolean {
-  if (text.trimStart().startsWith("Error")) return true;
+  if (text.startsWith("Error")) return true;
   const head = text.slice(0, GENERIC_SCAN_CHARS).toLowerCase();
-  return head.includes("error") || head.includes("failed");
+  return head.includes('"error"') || head.includes('"failed"');
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

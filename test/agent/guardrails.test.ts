@@ -133,13 +133,13 @@ describe("ToolGuardrails", () => {
     assert.equal(g.afterCall("terminal", { command: "b" }, "", { failed: true }).action, "allow");
   });
 
-  test("halting ends the turn and blocks further calls of that tool until reset", () => {
+  test("halting ends the turn; only afterCall reports it, so other arguments may still run", () => {
     const g = new ToolGuardrails(hardStop);
     let last: GuardrailDecision | undefined;
     for (let i = 0; i < 4; i++) last = g.afterCall("terminal", { command: `c${i}` }, "", { failed: true });
     assert.equal(last?.code, "same_tool_failure_halt");
     assert.equal(endsTurn(last!), true);
-    assert.equal(g.beforeCall("terminal", { command: "other" }).action, "halt");
+    assert.equal(g.beforeCall("terminal", { command: "other" }).action, "allow");
     g.resetForTurn();
     assert.equal(g.beforeCall("terminal", { command: "other" }).action, "allow");
   });
@@ -179,8 +179,9 @@ describe("classifyToolFailure", () => {
     });
   });
   test("the generic scan only looks at the first 500 characters", () => {
-    assert.equal(classifyToolFailure("read_file", `${"a".repeat(600)} failed`).failed, false);
-    assert.equal(classifyToolFailure("read_file", "build FAILED").failed, true);
+    assert.equal(classifyToolFailure("read_file", `${"a".repeat(600)} "failed"`).failed, false);
+    assert.equal(classifyToolFailure("read_file", `${"a".repeat(490)} "FAILED"`).failed, true);
+    assert.equal(classifyToolFailure("read_file", "build FAILED").failed, false);
   });
 });
 

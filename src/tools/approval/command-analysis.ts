@@ -4,6 +4,7 @@
  * (`bash -c '...'`, `cmd /c ...`, `pwsh -Command ...`, `eval ...`) are analysed as well.
  */
 import { commandName, normalizeCommand, parseCommandLine, type Redirect, type Word } from "../../util/shell-words.js";
+import { readSudoOptions } from "./sudo-options.js";
 
 export interface Invocation {
   /** Lower-case program name without directory or `.exe`. */
@@ -98,6 +99,12 @@ export function unwrap(words: Word[]): Unwrapped {
     if (!takesArgument) break;
     wrappers.push(name);
     i++;
+    if (name === "sudo") {
+      const region = readSudoOptions(words, i);
+      sudoOptions.push(...region.options);
+      i = region.end;
+      continue;
+    }
     while (i < words.length && words[i]!.value.startsWith("-") && words[i]!.value.length > 1) {
       const option = words[i]!.value;
       if (name === "sudo" || name === "doas") sudoOptions.push(option);
@@ -177,7 +184,8 @@ function collect(source: string, depth: number, out: Invocation[], sources: stri
     if (inner !== null && depth < MAX_DEPTH) collect(inner, depth + 1, out, sources);
     const program = words[0];
     if (!program) {
-      if (simple.redirects.length > 0) {
+      // Kept for its redirections, or for its sudo options (`sudo -s` runs a shell).
+      if (simple.redirects.length > 0 || sudoOptions.length > 0) {
         const blank = { value: "", raw: "" };
         out.push({
           name: "",
@@ -209,8 +217,21 @@ function collect(source: string, depth: number, out: Invocation[], sources: stri
   }
 }
 
+/**
+ * Undoes what the shared normaliser leaves: 8-bit C1 control sequences (0x9B CSI, 0x9D OSC) that
+ * terminals honour like their ESC-prefixed forms, and `${IFS...}` expansions with an operator
+ * (`${IFS:0:1}`), which still stand for a space.
+ */
+function preNormalize(command: string): string {
+  if (!/[\x9b\x9d]|\$\{IFS/.test(command)) return command;
+  return command
+    .replace(/\x9b[0-?]*[ -/]*[@-~]/g, "")
+    .replace(/\x9d[^\x07\x9c]*(?:\x07|\x9c)?/g, "")
+    .replace(/\$\{IFS\b[^}]*\}/g, " ");
+}
+
 export function analyzeCommand(command: string): CommandAnalysis {
-  const text = normalizeCommand(command);
+  const text = normalizeCommand(preNormalize(command));
   const invocations: Invocation[] = [];
   const sources: string[] = [];
   collect(text, 0, invocations, sources);

@@ -20,8 +20,12 @@ import {
 } from "./command-analysis.js";
 import { destructiveFinding } from "./destructive.js";
 import { gitSubcommand } from "./git-args.js";
+import { HOST_RULES } from "./host-rules.js";
 import { opaqueFinding } from "./opaque.js";
+import { AGENT_RULES, sudoFlagRule } from "./process-rules.js";
+import { forAny, forProgram, isLongPrefixOf, type Rule, textMatches, values } from "./rule-helpers.js";
 import { sensitiveWrite } from "./sensitive-paths.js";
+import { WINDOWS_DELETE_RULES, WINDOWS_RULES } from "./windows-rules.js";
 
 export { detectHardlineCommand, type HardlineResult } from "./hardline.js";
 
@@ -31,44 +35,6 @@ export interface DangerousCommandResult {
   description: string | null;
 }
 
-interface Finding {
-  key: string;
-  description: string;
-}
-
-type Rule = (analysis: CommandAnalysis) => Finding | null;
-
-/** A rule with a fixed key that holds when some invocation passes `test`. */
-function forAny(key: string, description: string, test: (inv: Invocation, analysis: CommandAnalysis) => boolean): Rule {
-  return (analysis) => (analysis.invocations.some((inv) => test(inv, analysis)) ? { key, description } : null);
-}
-
-/**
- * A rule with a fixed key that holds when an invocation of one of `programs` passes `test`
- * (or, without `test`, when one of them runs at all). Commands that run none of the programs
- * never call `test`, so ordinary commands skip compiling it and its patterns.
- */
-function forProgram(
-  key: string,
-  description: string,
-  programs: readonly string[],
-  test: (inv: Invocation) => boolean = () => true,
-): Rule {
-  return (analysis) =>
-    analysis.invocations.some((inv) => programs.includes(inv.name) && test(inv)) ? { key, description } : null;
-}
-
-/**
- * A rule with a fixed key that holds when the normalised or rebuilt text matches. `keywords`
- * are literal pieces of the pattern of which any match holds one: a text without any of them
- * is not tested, which keeps the pattern from being compiled for ordinary commands.
- */
-function textMatches(key: string, description: string, keywords: readonly string[], pattern: RegExp): Rule {
-  const matches = (text: string) => keywords.some((word) => text.includes(word)) && pattern.test(text);
-  return (analysis) => (matches(analysis.lower) || matches(analysis.flat) ? { key, description } : null);
-}
-
-const values = (words: Word[]) => words.map((w) => w.value);
 const INTERPRETER =
   /^(?:python[\d.]*|ipython[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|bun|deno|php[\d.]*|lua[\d.]*|osascript|rscript)$/;
 const DOWNLOADERS = new Set([
@@ -96,9 +62,6 @@ function isRecursiveRm(args: Word[]): boolean {
   });
 }
 
-const isLongPrefixOf = (word: string, option: string, minimum = 1) =>
-  word.startsWith("--") && word.length - 2 >= minimum && option.startsWith(word.slice(2).split("=")[0]!);
-
 function destructiveGit(key: string, inv: Invocation): boolean {
   if (inv.name !== "git") return false;
   const parsed = gitSubcommand(inv.args);
@@ -117,7 +80,11 @@ function destructiveGit(key: string, inv: Invocation): boolean {
     case "git_clean_force":
       return sub === "clean" && rest.some((w) => /^-[a-zA-Z]*f/.test(w) || w === "--force");
     case "git_branch_delete":
-      return sub === "branch" && rest.some((w) => /^-[a-zA-Z]*[dD]/.test(w));
+      return (
+        sub === "branch" &&
+        (rest.some((w) => /^-[a-zA-Z]*[dD]/.test(w)) ||
+          (rest.includes("--delete") && rest.some((w) => w === "--force" || /^-[a-zA-Z]*f/.test(w))))
+      );
     default:
       return false;
   }
@@ -125,13 +92,6 @@ function destructiveGit(key: string, inv: Invocation): boolean {
 
 const KILLALL_SIGNAL =
   /^-(?:\d+|s|-signal(?:=.*)?|r|-regexp|(?:sig)?(?:kill|term|hup|int|quit|stop|abrt|alrm|usr1|usr2|cont|tstp|segv|bus|trap))$/i;
-
-function sudoReadsPassword(inv: Invocation): boolean {
-  return inv.sudoOptions.some(
-    (option) =>
-      /^-[a-zA-Z]*[SA]/.test(option) || isLongPrefixOf(option, "stdin", 2) || isLongPrefixOf(option, "askpass", 1),
-  );
-}
 
 function isPowerShellEncoded(inv: Invocation): boolean {
   if (!isPowerShell(inv.name)) return false;
@@ -186,57 +146,30 @@ function chmodThenRun(analysis: CommandAnalysis): boolean {
   return false;
 }
 
-const mentionsHermes = (words: Word[]) => words.some((w) => /hermes|gateway/i.test(w.value));
-
-/** `pkill hermes`, `kill $(pgrep -f hermes)`, `pgrep hermes | xargs kill` and the like. */
-function killsHermes(analysis: CommandAnalysis): boolean {
-  const list = analysis.invocations;
+/**
+ * The one absolute-path rm that needs no approval: removing a single throw-away script the agent
+ * wrote under /tmp (`rm -f /tmp/hermes-verify-<name>.py`), spelled literally, as the whole command.
+ */
+function removesScratchScript(analysis: CommandAnalysis): boolean {
+  const [only, ...others] = analysis.invocations;
+  if (!only || others.length > 0 || only.name !== "rm" || only.wrappers.length > 0) return false;
+  const args = only.args;
+  const path = args[args.length - 1];
   return (
-    list.some((inv, i) => {
-      if (["pkill", "killall", "taskkill"].includes(inv.name)) return mentionsHermes(inv.args);
-      if (inv.name === "kill") {
-        if (mentionsHermes(inv.args)) return true;
-        const next = list[i + 1];
-        return (
-          /^(?:\$\(|`)$/.test(inv.terminator) && next !== undefined && mentionsHermes([next.program, ...next.args])
-        );
-      }
-      return false;
-    }) ||
-    pipesInto(
-      list,
-      (inv) => ["pgrep", "pidof"].includes(inv.name) && mentionsHermes(inv.args),
-      (inv) => inv.name === "kill" || inv.name === "pkill",
-    )
+    path !== undefined &&
+    args.slice(0, -1).every((w) => w.value === "-f") &&
+    path.raw === path.value &&
+    /^\/tmp\/hermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+\.py$/.test(path.value) &&
+    !path.value.includes("..")
   );
 }
-
-/** `hermes [options] gateway stop|restart|run`, also through `python -m hermes_cli.main`. */
-function controlsGateway(inv: Invocation): boolean {
-  const words = values([inv.program, ...inv.args]).map((w) => w.toLowerCase());
-  const hermes = words.findIndex((w) => /(?:^|\/)hermes(?:[_-]cli(?:\.main)?|\.py)?$/.test(w));
-  if (hermes < 0) return false;
-  const gateway = words.indexOf("gateway", hermes + 1);
-  return gateway > 0 && /^(?:stop|restart|run|kill|uninstall)$/.test(words[gateway + 1] ?? "");
-}
-
-const SYSTEM_DIR =
-  /^\/(?:\*|etc|usr|bin|sbin|lib\w*|boot|var|opt|root|sys|proc|dev|srv|system|library|applications)?(?:\/|$)/;
 
 const RULES: Rule[] = [
   (a) => (isForkBomb(a.lower) ? { key: "fork_bomb", description: "fork bomb" } : null),
   forAny("format_filesystem", "format a filesystem", (inv) =>
     /^(?:mkfs(?:\..+)?|mke2fs|mkswap|mkntfs|mkdosfs|newfs(?:_\w+)?|wipefs)$/.test(inv.name),
   ),
-  (a) =>
-    killsHermes(a)
-      ? { key: "hermes_self_termination", description: "kill the Hermes agent or gateway process (self-termination)" }
-      : null,
-  forAny(
-    "hermes_gateway_control",
-    "stop, restart or launch another Hermes gateway (cuts off the running agent)",
-    controlsGateway,
-  ),
+  ...AGENT_RULES,
   (a) => {
     for (const inv of a.invocations) {
       const found = sensitiveWrite(inv);
@@ -244,7 +177,8 @@ const RULES: Rule[] = [
     }
     return null;
   },
-  forAny("sudo_password_stdin", "sudo reading a password from stdin or an askpass helper", sudoReadsPassword),
+  sudoFlagRule,
+  ...WINDOWS_DELETE_RULES,
   forProgram("powershell_encoded", "PowerShell encoded command execution", ["powershell", "pwsh"], isPowerShellEncoded),
   (a) =>
     downloadPipedToShell(a) || evalsDownload(a.lower)
@@ -277,9 +211,11 @@ const RULES: Rule[] = [
       return isRecursiveRm(inv.args);
     },
   ),
-  forProgram("delete_system_path", "delete in the filesystem root or a system directory", ["rm"], (inv) => {
-    return operands(inv.args).some((w) => SYSTEM_DIR.test(w.value.replace(/\/{2,}/g, "/")));
-  }),
+  (a) =>
+    a.invocations.some((inv) => inv.name === "rm" && operands(inv.args).some((w) => w.value.startsWith("/"))) &&
+    !removesScratchScript(a)
+      ? { key: "delete_system_path", description: "delete by absolute path (outside the working tree)" }
+      : null,
   textMatches("sql_drop", "SQL DROP", ["drop"], /\bdrop\s+(?:table|database|schema|view|index|user|role)\b/),
   textMatches(
     "sql_delete_no_where",
@@ -307,7 +243,7 @@ const RULES: Rule[] = [
     values(inv.args).some((a) => /^-(?:9|kill|sigkill|s|-signal.*)$/i.test(a)),
   ),
   forProgram("kill_all_processes", "kill every process", ["kill"], (inv) => values(inv.args).includes("-1")),
-  (a) => (chmodThenRun(a) ? { key: "chmod_exec", description: "make a file executable and run it" } : null),
+  (a) => (chmodThenRun(a) ? { key: "chmod_exec", description: "chmod +x followed by immediate execution" } : null),
   forProgram("world_writable", "world-writable permissions", ["chmod"], (inv) => {
     return values(inv.args).some(
       (v) => /^0?[0-7]?[0-7][0-7][2367]$/.test(v) || /^[ugo]*[ao][ugo]*[+=][rwxXst]*w/.test(v),
@@ -322,12 +258,6 @@ const RULES: Rule[] = [
     const stopping = /^(?:stop|restart|kill|disable|mask|try-restart|reload-or-restart|isolate)$/;
     if (inv.name === "systemctl") return stopping.test(ops[0] ?? "");
     return inv.name === "service" && stopping.test(ops[1] ?? "");
-  }),
-  forProgram("launchd_stop_restart", "stop/restart/unload a launchd service", ["launchctl"], (inv) => {
-    const [sub, ...rest] = values(inv.args).map((v) => v.toLowerCase());
-    return (
-      /^(?:unload|bootout|stop|kill|remove|disable)$/.test(sub ?? "") || (sub === "kickstart" && rest.includes("-k"))
-    );
   }),
   forProgram(
     "system_power",
@@ -355,6 +285,8 @@ const RULES: Rule[] = [
   forAny("shell_command_string", "shell command via -c/-lc flag", (inv) => {
     return isShell(inv.name) && shellCommandStringIndex(inv.args) !== null;
   }),
+  ...HOST_RULES,
+  ...WINDOWS_RULES,
   opaqueFinding,
   destructiveFinding,
   forProgram("alias_dangerous", "an alias that stands for a dangerous command", ["alias"], (inv) =>

@@ -33,6 +33,13 @@ export function isRootLevelPath(path: string): boolean {
   return p !== "" && ROOT_LEVEL.test(p);
 }
 
+/** Whether a path is the filesystem root or everything directly in it ("/", "//", "/.", "/*"). */
+function isFilesystemRoot(path: string): boolean {
+  const bare = path.trim().replace(/^["']|["']$/g, "");
+  if (!bare.startsWith("/")) return false;
+  return resolveDots(bare.endsWith("/*") ? bare.slice(0, -1) : bare) === "/";
+}
+
 /** Resolves "." and ".." segments of an absolute path ("/tmp/../" is "/"). */
 function resolveDots(path: string): string {
   const parts: string[] = [];
@@ -80,8 +87,9 @@ function deletesRoot(inv: Invocation): boolean {
 
 function rewritesRootPermissions(inv: Invocation): boolean {
   if (inv.name !== "chmod" && inv.name !== "chown" && inv.name !== "chgrp") return false;
+  // Only the root itself: `chown -R root:root /srv` is an ordinary (approvable) admin task.
   const targets = operands(inv.args).slice(1);
-  return isRecursive(inv.args) && targets.some((w) => isRootLevelPath(w.value));
+  return isRecursive(inv.args) && targets.some((w) => isFilesystemRoot(w.value));
 }
 
 function writesRawDisk(inv: Invocation): boolean {

@@ -72,9 +72,9 @@ export function classifyWriteTarget(path: string): SensitiveTarget | null {
   if (SHELL_RC.test(p)) return { key: "shell_rc_write", description: "write to a shell start-up file" };
   if (CREDENTIAL_FILE.test(p)) return { key: "credential_file_write", description: "write to a credentials file" };
   if (SYSTEM_PATH.test(p)) return { key: "system_file_write", description: "write to a system file" };
-  if (ENV_FILE.test(p)) return { key: "env_file_write", description: "write to a .env secrets file" };
+  if (ENV_FILE.test(p)) return { key: "env_file_write", description: "overwrite a project env/config file (.env)" };
   if (isRelative(p) && PROJECT_CONFIG.test(p)) {
-    return { key: "project_config_write", description: "overwrite a project config file" };
+    return { key: "project_config_write", description: "overwrite a project env/config file" };
   }
   return null;
 }
@@ -98,36 +98,67 @@ function editsInPlace(inv: Invocation): boolean {
   });
 }
 
-/** The words naming files this invocation writes to. */
-export function writeTargets(inv: Invocation): Word[] {
-  const targets: Word[] = inv.redirects.filter((r) => />/.test(r.op) && !r.op.endsWith("&")).map((r) => r.target);
+/** How a command writes a file; descriptions name it where the original's wording does. */
+export type WriteMethod = "redirect" | "tee" | "copy" | "in-place" | "other";
+
+export interface WriteTarget {
+  word: Word;
+  method: WriteMethod;
+}
+
+/** The files this invocation writes to, each with how it writes them. */
+export function writeTargetsWithMethod(inv: Invocation): WriteTarget[] {
+  const targets: WriteTarget[] = inv.redirects
+    .filter((r) => />/.test(r.op) && !r.op.endsWith("&"))
+    .map((r) => ({ word: r.target, method: "redirect" }));
   const files = operands(inv.args);
-  if (WRITERS.has(inv.name)) targets.push(...files);
+  const add = (method: WriteMethod, ...words: Word[]) => {
+    for (const word of words) targets.push({ word, method });
+  };
+  if (WRITERS.has(inv.name)) add(inv.name === "tee" ? "tee" : "other", ...files);
   if (COPIERS.has(inv.name)) {
     const last = files[files.length - 1];
-    if (last && files.length >= 2) targets.push(last);
+    if (last && files.length >= 2) add("copy", last);
     const targetDir = inv.args.findIndex((w) => w.value === "-t" || w.value.startsWith("--target-directory"));
     if (targetDir >= 0) {
       const option = inv.args[targetDir]!.value;
       const value = option.includes("=") ? option.slice(option.indexOf("=") + 1) : inv.args[targetDir + 1]?.value;
-      if (value) targets.push({ value, raw: value });
+      if (value) add("copy", { value, raw: value });
     }
   }
-  if (IN_PLACE_EDITORS.has(inv.name) && editsInPlace(inv)) targets.push(...files);
+  if (IN_PLACE_EDITORS.has(inv.name) && editsInPlace(inv)) add("in-place", ...files);
   if (inv.name === "dd") {
     for (const arg of inv.args) {
-      if (arg.value.startsWith("of=")) targets.push({ value: arg.value.slice(3), raw: arg.raw.slice(3) });
+      if (arg.value.startsWith("of=")) add("other", { value: arg.value.slice(3), raw: arg.raw.slice(3) });
     }
   }
   return targets;
 }
 
+/** The words naming files this invocation writes to. */
+export function writeTargets(inv: Invocation): Word[] {
+  return writeTargetsWithMethod(inv).map((t) => t.word);
+}
+
+/** Descriptions that depend on how the file is written, per key; other keys keep the target's own. */
+const BY_METHOD: Record<string, Partial<Record<WriteMethod, string>>> = {
+  system_file_write: {
+    redirect: "overwrite system config or another system file",
+    tee: "write system config or another system file via tee",
+    copy: "copy or move a file into system config or another system directory",
+    "in-place": "in-place edit of system config or another system file",
+  },
+  hermes_config_write: {
+    "in-place": "in-place edit of Hermes config, auth or .env",
+  },
+};
+
 /** The first sensitive file this invocation writes to, if any. */
 export function sensitiveWrite(inv: Invocation): SensitiveTarget | null {
-  for (const target of writeTargets(inv)) {
-    for (const spelling of spellings(target)) {
+  for (const { word, method } of writeTargetsWithMethod(inv)) {
+    for (const spelling of spellings(word)) {
       const found = classifyWriteTarget(spelling);
-      if (found) return found;
+      if (found) return { key: found.key, description: BY_METHOD[found.key]?.[method] ?? found.description };
     }
   }
   return null;
