@@ -4,6 +4,7 @@
  * records the auth store persists, so `entries()` can be written to auth.json as they are.
  */
 import type { CredentialRecord } from "../util/credential-record.js";
+import { parseResetTime } from "./credential-pool-reset.js";
 
 export type PoolStrategy = "fill_first" | "round_robin" | "random" | "least_used";
 
@@ -14,16 +15,14 @@ export const EXHAUSTED_TTL_401_SECONDS = 5 * 60;
 /** Quotas (402, 429) and everything else usually reset on the hour. */
 export const EXHAUSTED_TTL_DEFAULT_SECONDS = 60 * 60;
 
-/** Auth failure reasons after which the credential can never work again. */
+/** Reasons a 401 gives when the token itself can never work again. */
 const TERMINAL_AUTH_REASONS = new Set([
   "token_invalidated",
   "token_revoked",
+  "invalid_token",
   "invalid_grant",
+  "unauthorized_client",
   "refresh_token_reused",
-  "account_deactivated",
-  "account_suspended",
-  "account_disabled",
-  "auth_permanent",
 ]);
 
 export interface CredentialPoolOptions {
@@ -41,23 +40,29 @@ export interface ExhaustionReport {
   statusCode?: number;
   /** Provider error code or classified reason; terminal auth reasons retire the entry for good. */
   reason?: string;
-  /** Epoch seconds the provider said the limit resets; overrides the default cooldown. */
-  resetAt?: number | null;
+  /**
+   * When the provider said the limit resets (epoch seconds or milliseconds, or an ISO-8601
+   * string); overrides the default cooldown, so a time already past frees the entry at once.
+   */
+  resetAt?: number | string | null;
 }
 
 /** When an entry may be used again: -Infinity if now, Infinity if never. */
 export function availableAgainAt(record: CredentialRecord): number {
   if (record.lastStatus === "dead") return Number.POSITIVE_INFINITY;
   if (record.lastStatus !== "exhausted") return Number.NEGATIVE_INFINITY;
-  if (record.lastErrorResetAt !== null && record.lastErrorResetAt !== undefined) return record.lastErrorResetAt;
+  const resetAt = parseResetTime(record.lastErrorResetAt);
+  if (resetAt !== null) return resetAt;
   if (record.lastStatusAt === null || record.lastStatusAt === undefined) return Number.NEGATIVE_INFINITY;
   const ttl = record.lastErrorCode === 401 ? EXHAUSTED_TTL_401_SECONDS : EXHAUSTED_TTL_DEFAULT_SECONDS;
   return record.lastStatusAt + ttl;
 }
 
+/** Only a 401 proves the token dead; a 403 with the same words may be a missing permission. */
 export function isTerminalAuthFailure(report: ExhaustionReport): boolean {
-  const authStatus = report.statusCode === undefined || report.statusCode === 401 || report.statusCode === 403;
-  return authStatus && report.reason !== undefined && TERMINAL_AUTH_REASONS.has(report.reason.toLowerCase());
+  return (
+    report.statusCode === 401 && report.reason !== undefined && TERMINAL_AUTH_REASONS.has(report.reason.toLowerCase())
+  );
 }
 
 const byPriority = (a: CredentialRecord, b: CredentialRecord) => a.priority - b.priority;
@@ -112,19 +117,17 @@ export class CredentialPool {
 
   /**
    * Sets the current credential aside (exhausted for a cooldown, or dead for a terminal auth
-   * failure) and selects the next one.
+   * failure) and selects the next one. With none current yet, the one a selection would pick
+   * is the one that failed.
    */
   markExhaustedAndRotate(report: ExhaustionReport = {}): CredentialRecord | null {
-    const entry = this.#find(this.#currentId);
-    if (entry) {
-      const now = this.#now();
-      entry.lastStatus = isTerminalAuthFailure(report) ? "dead" : "exhausted";
-      entry.lastStatusAt = now;
-      entry.lastErrorCode = report.statusCode ?? null;
-      entry.lastErrorReason = report.reason ?? null;
-      entry.lastErrorResetAt =
-        report.resetAt !== undefined && report.resetAt !== null && report.resetAt > now ? report.resetAt : null;
-    }
+    const entry = this.#find(this.#currentId) ?? this.#find(this.select()?.id ?? null);
+    if (!entry) return null;
+    entry.lastStatus = isTerminalAuthFailure(report) ? "dead" : "exhausted";
+    entry.lastStatusAt = this.#now();
+    entry.lastErrorCode = report.statusCode ?? null;
+    entry.lastErrorReason = report.reason ?? null;
+    entry.lastErrorResetAt = parseResetTime(report.resetAt);
     return this.select();
   }
 

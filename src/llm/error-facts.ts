@@ -153,6 +153,9 @@ export function collectErrorFacts(error: unknown): ErrorFacts {
     if (facts.bodyType === undefined) facts.bodyType = str(node.type)?.toLowerCase();
   }
 
+  // Some SDKs raise their rate-limit error without a status; the class name says it all.
+  if (facts.status === undefined && isDict(error) && error.name === "RateLimitError") facts.status = 429;
+
   facts.wording = [...facts.messages, facts.bodyMessage, ...extraText]
     .filter((part): part is string => typeof part === "string")
     .join("\n")
@@ -179,15 +182,14 @@ function absorbErrorObject(facts: ErrorFacts, errorObject: Dict | undefined, ext
   for (const [key, value] of Object.entries(headersToRecord(metadata?.headers))) facts.headers[key] ??= value;
 }
 
-/** The message to show: the provider's words first, then any wrapper text that adds to them. */
+/** Longest message kept for display. */
+const MAX_DISPLAY_CHARS = 500;
+
+/**
+ * The message to show: the provider's own words from the body when it sent any (wrapper text
+ * such as "Error code: 400 - {...}" only repeats them), else the error's own message.
+ */
 export function displayMessage(facts: ErrorFacts): string {
-  const parts: string[] = [];
-  for (const candidate of [facts.bodyMessage, ...facts.messages]) {
-    if (!candidate) continue;
-    const clean = candidate.trim();
-    if (parts.some((p) => p.includes(clean))) continue;
-    parts.push(clean);
-  }
-  const joined = parts.join(" — ");
-  return joined.length > 1000 ? `${joined.slice(0, 1000)}…` : joined || "Unknown error";
+  const chosen = (facts.bodyMessage ?? facts.messages[0] ?? "").trim();
+  return chosen ? chosen.slice(0, MAX_DISPLAY_CHARS) : "Unknown error";
 }

@@ -9,21 +9,56 @@
  */
 function build() {
   return {
-    THINKING_SIGNATURE: [/signature.*thinking|thinking.*signature/],
-    LONG_CONTEXT_TIER: [/extra usage/, /long context/, /long-context/],
+    /** Anthropic refuses reasoning blocks that were re-signed or edited; all need "thinking" too. */
+    THINKING_SIGNATURE: [/signature/, /cannot be modified/, /must remain as they were/],
+    /** A 429 that asks for extra usage to send a long-context request (both parts must appear). */
+    LONG_CONTEXT_TIER: [/extra usage[\s\S]*long[- ]context|long[- ]context[\s\S]*extra usage/],
+    /** The extra-usage balance itself ran out: a spend problem, not a context one. */
+    EXTRA_USAGE_SPENT: [/out of extra usage/],
+    /** An OAuth subscription that may not send the one-million-token context beta. */
+    LONG_CONTEXT_BETA: [/long context beta[\s\S]*not yet available/],
     LLAMA_CPP_GRAMMAR: [
       /failed to parse grammar/,
+      /error parsing grammar/,
+      /json-schema-to-grammar/,
+      /unable to generate parser[\s\S]*template/,
       /grammar.*(?:pattern|regex)|(?:pattern|regex).*grammar/,
       /json[- ]schema.*(?:not supported|unsupported).*pattern/,
     ],
+    /** Providers that accept only text in tool results, rejecting a list of content parts. */
+    MULTIMODAL_TOOL_CONTENT: [
+      /text is not set/,
+      /tool (?:message )?content must be a string/,
+      /tool message must be a string/,
+      /expected string, got (?:list|array)/,
+      /tool_call\.content must be string/,
+    ],
+    /** A replayed encrypted reasoning item the Responses API could not verify. */
+    INVALID_ENCRYPTED_CONTENT: [/invalid_encrypted_content/, /encrypted content for item[\s\S]*could not be verified/],
+    /** Parameter errors: deterministic even when a gateway reports them as a 5xx. */
+    REQUEST_VALIDATION: [/unknown[ _]parameter/, /unsupported[ _]parameter/, /unrecognized request argument/],
+    /** xAI's answer when the account's Grok plan does not cover the request. */
+    GROK_ENTITLEMENT: [/do not have an active grok subscription/, /out of available resources[\s\S]*grok/],
     IMAGE_TOO_LARGE: [
       /image.*(?:too large|too big|exceeds|maximum (?:allowed )?size|dimensions? (?:exceed|too))/,
       /(?:too large|exceeds).*image/,
+      /image_too_large/,
     ],
     PROVIDER_POLICY: [
       /no endpoints available matching your (?:guardrail|data policy)/,
       /guardrail restrictions and data policy/,
       /no endpoints found matching your data policy/,
+    ],
+    /** Verbatim safety-refusal phrases, specific enough to trust under any status. */
+    CONTENT_POLICY_STRICT: [
+      /content_filter/,
+      /responsibleaipolicyviolation/,
+      /flagged for possible cybersecurity risk/,
+      /trusted access for cyber/,
+      /violates (?:our|openai's) usage policies/,
+      /your request was flagged by/,
+      /prompt was flagged by our safety/,
+      /responses cannot be generated due to safety/,
     ],
     CONTENT_POLICY: [
       /flagged (?:for|by|as)/,
@@ -50,7 +85,22 @@ function build() {
       /maximum (?:number of )?tokens? (?:allowed )?(?:is|exceeded)/,
       /token limit (?:exceeded|reached)/,
       /string too long/,
+      /max_model_len/,
+      /maximum model length/,
+      /(?:input|prompt) length (?:of )?\d+ exceeds/,
+      /maximum allowed input length/,
+      /max input token/,
+      /maximum number of input tokens/,
+      /exceeds the limit/,
+      /slot context/,
+      /n_ctx_slot/,
+      /truncating input/,
+      /tokens in request more than max tokens/,
+      /超过最大长度/,
+      /上下文长度/,
     ],
+    /** Size rejections named only in the text (a proxy's message, a status-less SDK error). */
+    PAYLOAD_TOO_LARGE: [/payload too large/, /request entity too large/, /error code: 413\b/, /request_too_large/],
     /** Spend/usage caps: billing unless paired with a transient signal. */
     USAGE_LIMIT: [
       /usage limit/,
@@ -83,6 +133,11 @@ function build() {
       /(?:add|purchase|buy) (?:more )?credits/,
       /plan (?:limit|does not include)/,
       /subscription (?:has )?(?:expired|required|inactive)/,
+      /credits (?:have been )?exhausted/,
+      /no usable credits/,
+      /(?:run )?out of funds/,
+      /balance_depleted/,
+      /not available on the free tier/,
     ],
     RATE_LIMIT: [
       /rate[ _-]?limit/,
@@ -91,7 +146,7 @@ function build() {
       /slow down/,
       /throttl/,
       /requests per (?:minute|second|day)/,
-      /resource[ _]exhausted/,
+      /resource[ _-]?exhausted/,
     ],
     OVERLOADED: [/overloaded/, /server is busy/, /over capacity/, /at capacity/, /service unavailable/],
     AUTH: [
@@ -106,6 +161,7 @@ function build() {
       /invalid (?:bearer |access |auth(?:entication)? )?token/,
       /token (?:has )?(?:expired|been revoked|invalidated)/,
       /permission denied|forbidden/,
+      /access denied/,
     ],
     MODEL_NOT_FOUND: [
       /model[^.\n]{0,80}not found/,
@@ -116,25 +172,18 @@ function build() {
       /model[^.\n]{0,80}does not exist/,
       /model[^.\n]{0,80}(?:is not supported|not available|unavailable)/,
       /model_not_found/,
-    ],
-    FORMAT: [
-      /invalid_request_error/,
-      /unsupported (?:parameter|value|argument)/,
-      /invalid (?:value|parameter|type|argument|schema|request)/,
-      /unrecognized (?:request )?argument/,
-      /(?:is )?required (?:parameter|field|property)|missing required/,
-      /must be (?:a|an|between|one of|less|greater|at)/,
-      /does not support/,
-      /extra (?:inputs|fields) (?:are )?not permitted/,
-      /malformed/,
-      /bad request/,
+      /unsupported model/,
     ],
     SERVER_ERROR: [/internal server error/, /bad gateway/, /upstream (?:error|connect)/, /server error/],
     /** Transient TLS failures: retry as a timeout, never compress. */
     SSL_TRANSIENT: [
       /\bssl\b/,
       /\btls\b/,
-      /bad record mac/,
+      /bad[ _]record[ _]mac/,
+      // OpenSSL 3 joins its tokens with underscores: ERR_SSL_SSL/TLS_ALERT_BAD_RECORD_MAC.
+      /(?:ssl|tls)[ _]alert/,
+      /(?:tlsv1|sslv3)[ _]alert/,
+      /\[ssl:/,
       /decryption failed/,
       /wrong version number/,
       /eproto/,

@@ -9,6 +9,7 @@ import {
   EXHAUSTED_TTL_DEFAULT_SECONDS,
 } from "../../src/llm/credential-pool.js";
 import type { CredentialRecord } from "../../src/util/credential-record.js";
+import { credentialRecord } from "./credential-records.js";
 
 interface Step {
   call: string;
@@ -79,23 +80,7 @@ for (const c of fixture.cases) {
 
 const NOW = 1_772_366_400;
 
-function record(id: string, priority: number, extra: Partial<CredentialRecord> = {}): CredentialRecord {
-  return {
-    id,
-    label: id,
-    authType: "api_key",
-    priority,
-    source: "manual",
-    accessToken: `sk-${id}`,
-    lastStatus: "ok",
-    lastStatusAt: null,
-    lastErrorCode: null,
-    lastErrorReason: null,
-    lastErrorResetAt: null,
-    requestCount: 0,
-    ...extra,
-  };
-}
+const record = credentialRecord;
 
 test("random strategy picks among available entries using the given random source", () => {
   const entries = [record("a", 0), record("b", 1), record("c", 2, { lastStatus: "dead" })];
@@ -161,20 +146,20 @@ test("a provider reset time overrides the default cooldown, in both directions",
   assert.equal(pool.select()?.id, "a", "available again long before the one-hour default");
 });
 
-test("a reset time already in the past falls back to the default cooldown", () => {
+test("a reset time already in the past frees the entry at once", () => {
   const pool = new CredentialPool({ provider: "p", entries: [record("a", 0)], now: () => NOW });
   pool.select();
-  assert.equal(pool.markExhaustedAndRotate({ statusCode: 429, resetAt: NOW - 5 }), null);
-  assert.equal(pool.entries()[0]?.lastErrorResetAt, null);
+  assert.equal(pool.markExhaustedAndRotate({ statusCode: 429, resetAt: NOW - 5 })?.id, "a");
+  assert.equal(pool.entries()[0]?.lastStatus, "ok");
 });
 
-test("terminal reasons only kill on auth statuses", () => {
+test("terminal reasons kill only on a 401", () => {
   const pool = new CredentialPool({ provider: "p", entries: [record("a", 0), record("b", 1)], now: () => NOW });
   pool.select();
   pool.markExhaustedAndRotate({ statusCode: 429, reason: "token_invalidated" });
   assert.equal(pool.entries()[0]?.lastStatus, "exhausted");
-  pool.markExhaustedAndRotate({ statusCode: 403, reason: "account_deactivated" });
-  assert.equal(pool.entries()[1]?.lastStatus, "dead");
+  pool.markExhaustedAndRotate({ statusCode: 403, reason: "token_revoked" });
+  assert.equal(pool.entries()[1]?.lastStatus, "exhausted");
 });
 
 test("select and entries hand out copies, not the pool's own records", () => {

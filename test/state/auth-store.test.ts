@@ -15,6 +15,7 @@ import {
   updateAuthStore,
 } from "../../src/state/auth-store.js";
 import type { CredentialRecord } from "../../src/util/credential-record.js";
+import { credentialRecord } from "../llm/credential-records.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -24,23 +25,7 @@ function tempStore(): string {
   return join(home, "auth.json");
 }
 
-function record(id: string, extra: Partial<CredentialRecord> = {}): CredentialRecord {
-  return {
-    id,
-    label: id,
-    authType: "api_key",
-    priority: 0,
-    source: "manual",
-    accessToken: `sk-${id}`,
-    lastStatus: "ok",
-    lastStatusAt: null,
-    lastErrorCode: null,
-    lastErrorReason: null,
-    lastErrorResetAt: null,
-    requestCount: 0,
-    ...extra,
-  };
-}
+const record = (id: string, extra: Partial<CredentialRecord> = {}) => credentialRecord(id, 0, extra);
 
 test("a missing auth.json loads as an empty store", () => {
   assert.deepEqual(loadAuthStore(tempStore()), { version: 1, credentialPool: {} });
