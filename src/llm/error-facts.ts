@@ -36,7 +36,7 @@ const TRANSPORT_CODE = /^(E[A-Z0-9_]+|UND_ERR_[A-Z_]+|ERR_[A-Z_]+)$/;
 
 type Dict = Record<string, unknown>;
 
-function isDict(value: unknown): value is Dict {
+export function isDict(value: unknown): value is Dict {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -5,7 +5,7 @@
 
 /**
  * Built on first use: a run whose model calls all succeed never classifies an error, and
- * creating some 130 regular expressions costs every start a measurable share of its time.
+ * creating some 150 regular expressions costs every start a measurable share of its time.
  */
 function build() {
   return {
@@ -35,6 +35,20 @@ function build() {
     ],
     /** A replayed encrypted reasoning item the Responses API could not verify. */
     INVALID_ENCRYPTED_CONTENT: [/invalid_encrypted_content/, /encrypted content for item[\s\S]*could not be verified/],
+    /** A route that cannot run with reasoning switched off and refuses the request that tried. */
+    REASONING_MANDATORY: [/reasoning is mandatory/],
+    /** A chat template found no user turn to answer (Qwen on vLLM); local engines wrap it as a parser error. */
+    NO_USER_QUERY: [/no user query found/],
+    /** The transcript itself is malformed: tiny inputs fail this way too, so it is never about size. */
+    INVALID_MESSAGE_BODY: [
+      /must have non-empty content/,
+      /messages must have non-empty/,
+      /invalid_request_body/,
+      /text content blocks must be non-empty/,
+      /content field is required/,
+      /messages: at least one message is required/,
+      /no user query found/,
+    ],
     /** Parameter errors: deterministic even when a gateway reports them as a 5xx. */
     REQUEST_VALIDATION: [/unknown[ _]parameter/, /unsupported[ _]parameter/, /unrecognized request argument/],
     /** xAI's answer when the account's Grok plan does not cover the request. */
@@ -118,7 +132,13 @@ function build() {
       /\blater\b/,
       /\bin \d+(?:\.\d+)? ?(?:ms|s|sec|seconds?|m|min|minutes?|h|hours?)\b/,
       /temporar/,
+      /available in/,
+      /requests remaining/,
+      /periodic/,
+      /\bwindow\b/,
+      /per (?:minute|second)/,
     ],
+    /** What a 429 says when it is a spent allowance rather than a passing limit. */
     BILLING: [
       /insufficient (?:credits?|balance|funds|quota)/,
       /insufficient_quota/,
@@ -201,6 +221,29 @@ function build() {
       /unexpected eof|eof occurred/,
       /terminated/,
     ],
+    /**
+     * A connection that was never made (refused, unroutable, unresolvable name). Unlike a dropped
+     * stream it cannot be an oversized prompt, so it is a timeout whatever the session's size.
+     */
+    CONNECT_FAILURE: [
+      /connection refused/,
+      /econnrefused/,
+      /no route to host/,
+      /network (?:is )?unreachable/,
+      /name or service not known/,
+      /temporary failure in name resolution/,
+      /nodename nor servname provided/,
+      /getaddrinfo (?:failed|enotfound)/,
+      /eai_again/,
+      /fetch failed/,
+      /failed to fetch/,
+      /upstream connect error/,
+    ],
+    /**
+     * A stale-call breaker giving up on a provider that stopped answering. It trips before any
+     * request goes out, so retrying the same route only trips it again.
+     */
+    STALE_BREAKER: /^(?=[\s\S]*consecutive stale attempts)(?=[\s\S]*aborting this call)/,
     DISCONNECT_NAMES: /remoteprotocolerror|serverdisconnectederror|incompleteread|chunkedencodingerror/i,
     TIMEOUT_TEXT: [
       /timed out/,

@@ -57,7 +57,11 @@ const providerSpecificRule: Rule = (f) => {
   if (vagueOr(400, 429) && matchesAny(text, P.LONG_CONTEXT_TIER)) return "long_context_tier";
   if (matchesAny(text, P.EXTRA_USAGE_SPENT)) return "billing";
   if (status === 400 && matchesAny(text, P.LONG_CONTEXT_BETA)) return "oauth_long_context_beta_forbidden";
-  if (vagueOr(400) && matchesAny(text, P.LLAMA_CPP_GRAMMAR)) return "llama_cpp_grammar_pattern";
+  // A template with no user turn to answer also surfaces as a parser failure; that is the
+  // transcript's fault, not a schema pattern's.
+  if (vagueOr(400) && matchesAny(text, P.LLAMA_CPP_GRAMMAR) && !matchesAny(text, P.NO_USER_QUERY)) {
+    return "llama_cpp_grammar_pattern";
+  }
   if (vagueOr(400) && matchesAny(text, P.MULTIMODAL_TOOL_CONTENT)) return "multimodal_tool_content_unsupported";
   if (vagueOr(400, 413) && matchesAny(text, P.IMAGE_TOO_LARGE)) return "image_too_large";
   if (vagueOr(400) && matchesAny(text, P.INVALID_ENCRYPTED_CONTENT)) return "invalid_encrypted_content";
@@ -67,8 +71,15 @@ const providerSpecificRule: Rule = (f) => {
 
 const statusRule: Rule = classifyByStatus;
 
-const bodyCodeRule: Rule = (f) =>
-  (f.bodyCode && BODY_CODES[f.bodyCode]) || (f.bodyType && BODY_CODES[f.bodyType]) || undefined;
+/** The code a stream reader gives a provider's `data:` line that was not JSON. */
+const NON_JSON_STREAM_CODE = "provider_stream_non_json_data";
+
+const bodyCodeRule: Rule = (f) => {
+  // A plain-text stream error that says the request failed validation fails the same on every
+  // retry; another route may still accept it.
+  if (f.bodyCode === NON_JSON_STREAM_CODE && f.text.includes("request validation failed:")) return "format_error";
+  return (f.bodyCode && BODY_CODES[f.bodyCode]) || (f.bodyType && BODY_CODES[f.bodyType]) || undefined;
+};
 
 const messageRule: Rule = (f) => {
   const { text } = f;
@@ -82,9 +93,13 @@ const messageRule: Rule = (f) => {
   if (matchesAny(text, P.OVERLOADED)) return "overloaded";
   if (matchesAny(text, P.AUTH)) return "auth";
   if (matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
+  // Before server errors: "upstream connect error" is a proxy that never reached the provider.
+  if (matchesAny(text, P.CONNECT_FAILURE)) return "timeout";
   if (matchesAny(text, P.SERVER_ERROR)) return "server_error";
   return undefined;
 };
+
+const staleBreakerRule: Rule = (f) => (breakerGaveUp(f) ? "timeout" : undefined);
 
 function isSslHiccup(f: ErrorFacts): boolean {
   return f.transportCodes.some((code) => /SSL|TLS|EPROTO/.test(code)) || matchesAny(f.text, P.SSL_TRANSIENT);
@@ -121,6 +136,7 @@ const PIPELINE: Rule[] = [
   statusRule,
   bodyCodeRule,
   messageRule,
+  staleBreakerRule,
   sslRule,
   disconnectRule,
   transportRule,
@@ -140,11 +156,17 @@ export function classifyReason(facts: ErrorFacts, ctx: ClassifyContext): Failove
 }
 
 /**
- * An auth failure that says nothing against the key itself: a 403 (the key works but lacks a
- * permission or plan) or a missing Grok subscription. Another key of the same account would
- * fail alike, so the credential is kept.
+ * An auth failure that says nothing against the key itself: a missing Grok subscription, which
+ * another key of the same account would meet alike, so the credential is kept. A generic 401 or
+ * 403 rotates the credential.
  */
 export function authKeepsCredential(facts: ErrorFacts): boolean {
   P ??= errorPatterns();
-  return facts.status === 403 || matchesAny(facts.text, P.GROK_ENTITLEMENT);
+  return matchesAny(facts.text, P.GROK_ENTITLEMENT);
+}
+
+/** A stale-call breaker's give-up: a timeout that only another route can get past. */
+export function breakerGaveUp(facts: ErrorFacts): boolean {
+  P ??= errorPatterns();
+  return facts.status === undefined && P.STALE_BREAKER.test(facts.wording);
 }

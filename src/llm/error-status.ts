@@ -4,6 +4,7 @@
  * bare "Error" 400 on a huge session is usually the prompt's size.
  */
 import type { ErrorFacts } from "./error-facts.js";
+import { prefixedModelFor } from "./error-model-ids.js";
 import { errorPatterns, matchesAny } from "./error-patterns.js";
 import { isLargeSession, VAGUE_400_BAR } from "./error-session.js";
 import type { ClassifyContext, FailoverReason } from "./errors.js";
@@ -18,6 +19,25 @@ export function usageLimitReason(text: string): FailoverReason | undefined {
   return matchesAny(text, P.TRANSIENT_SIGNAL) ? "rate_limit" : "billing";
 }
 
+/**
+ * Parameters we send only on some routes, with the provider names that are those routes. When
+ * any other route is told such a parameter is unsupported, the provider's own gateway added it
+ * (the Codex backend does so with prompt_cache_retention now and then): a server-side flake
+ * that the identical request usually gets past.
+ */
+const ROUTE_ONLY_PARAMS: ReadonlyArray<[param: string, senders: readonly string[]]> = [
+  ["prompt_cache_retention", ["meta", "muse", "msl", "model-api", "bedrock", "mantle"]],
+];
+const REJECTION_WORDS = ["not supported", "unsupported", "unknown", "unrecognized"];
+
+function rejectsInjectedParam(text: string, ctx: ClassifyContext): boolean {
+  if (!REJECTION_WORDS.some((word) => text.includes(word))) return false;
+  const route = ctx.provider?.trim().toLowerCase() ?? "";
+  return ROUTE_ONLY_PARAMS.some(
+    ([param, senders]) => text.includes(param) && !senders.some((sender) => route.includes(sender)),
+  );
+}
+
 /** The provider's own words: the body's message, else the body text, else the error's message. */
 function providerMessage(f: ErrorFacts): string {
   if (f.bodyMessage !== undefined) return f.bodyMessage;
@@ -28,9 +48,14 @@ function providerMessage(f: ErrorFacts): string {
 function classify400(f: ErrorFacts, ctx: ClassifyContext): FailoverReason {
   const P = errorPatterns();
   const { text } = f;
+  // Before the parameter check, which would give up on a request that needs one field dropped.
+  if (matchesAny(text, P.REASONING_MANDATORY)) return "reasoning_mandatory";
+  if (rejectsInjectedParam(text, ctx)) return "server_error";
   // Parameter complaints can mention token fields ("'max_tokens' is not supported"); they are
   // about the request, never its size.
   if (matchesAny(text, P.REQUEST_VALIDATION)) return "format_error";
+  // A malformed transcript fails the same however small it is; compressing cannot fix it.
+  if (matchesAny(text, P.INVALID_MESSAGE_BODY)) return "format_error";
   if (matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
   if (matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
   const usage = usageLimitReason(text);
@@ -42,17 +67,15 @@ function classify400(f: ErrorFacts, ctx: ClassifyContext): FailoverReason {
   return vague && isLargeSession(ctx, VAGUE_400_BAR) ? "context_overflow" : "format_error";
 }
 
-function classify5xx(f: ErrorFacts, status: number): FailoverReason {
+function classify5xx(f: ErrorFacts, status: number, ctx: ClassifyContext): FailoverReason {
   const P = errorPatterns();
   const { text } = f;
   // A gateway that reports a bad parameter as a 5xx gives the same answer on every retry.
-  if (
+  const badParameter =
     f.bodyType === "invalid_request_error" ||
     matchesAny(text, P.REQUEST_VALIDATION) ||
-    /unsupported (?:value|argument)/.test(text)
-  ) {
-    return "format_error";
-  }
+    /unsupported (?:value|argument)/.test(text);
+  if (badParameter && !rejectsInjectedParam(text, ctx)) return "format_error";
   if (matchesAny(text, P.CONTEXT_OVERFLOW)) return "context_overflow";
   if (status === 503 || status === 529 || matchesAny(text, P.OVERLOADED)) return "overloaded";
   if (matchesAny(text, P.RATE_LIMIT)) return "rate_limit";
@@ -63,7 +86,7 @@ export function classifyByStatus(f: ErrorFacts, ctx: ClassifyContext): FailoverR
   const P = errorPatterns();
   const { status, text } = f;
   if (status === undefined) return undefined;
-  if (status >= 500) return classify5xx(f, status);
+  if (status >= 500) return classify5xx(f, status, ctx);
   switch (status) {
     case 400:
       return classify400(f, ctx);
@@ -76,7 +99,8 @@ export function classifyByStatus(f: ErrorFacts, ctx: ClassifyContext): FailoverR
     case 404:
       if (matchesAny(text, P.BILLING)) return "billing";
       if (matchesAny(text, P.MODEL_NOT_FOUND)) return "model_not_found";
-      return "unknown";
+      // A bare 404 names no cause; a model id missing its vendor prefix is one we can prove.
+      return prefixedModelFor(ctx.provider, ctx.model) ? "model_not_found" : "unknown";
     case 408:
       return "timeout";
     case 413:
@@ -84,6 +108,8 @@ export function classifyByStatus(f: ErrorFacts, ctx: ClassifyContext): FailoverR
     case 422:
       return matchesAny(text, P.CONTEXT_OVERFLOW) ? "context_overflow" : "format_error";
     case 429:
+      // Z.AI answers server-wide overload with 429: back off on the same key. An exhausted
+      // balance (OpenAI's insufficient_quota) is billing; anything else a passing rate limit.
       if (matchesAny(text, P.OVERLOADED)) return "overloaded";
       if (matchesAny(text, P.BILLING)) return "billing";
       return "rate_limit";

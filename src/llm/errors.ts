@@ -3,7 +3,7 @@
  * decisions. The retry loop reads ClassifiedError flags and never matches error text itself.
  */
 import { collectErrorFacts, displayMessage, headersToRecord } from "./error-facts.js";
-import { authKeepsCredential, classifyReason } from "./error-rules.js";
+import { authKeepsCredential, breakerGaveUp, classifyReason } from "./error-rules.js";
 import { parseAvailableOutputTokens, parseContextLimit } from "./overflow-hints.js";
 import { resetFromBody, resetFromMessage, resetFromRateLimitHeaders, retryAfterFromHeaders } from "./retry-hints.js";
 
@@ -103,6 +103,7 @@ export type FailoverReason =
   | "format_error"
   | "invalid_encrypted_content"
   | "multimodal_tool_content_unsupported"
+  | "reasoning_mandatory"
   | "thinking_signature"
   | "long_context_tier"
   | "oauth_long_context_beta_forbidden"
@@ -161,6 +162,7 @@ const RECOVERY: Record<FailoverReason, Flags> = {
   auth_permanent: flags(false, false, true, true),
   billing: flags(false, false, true, true),
   rate_limit: flags(true, false, true, true),
+  // An aggregator's upstream model is rate limited: the key is healthy, another model may not be.
   // Transient faults: the retries decide. Once they run out the agent moves to the next route
   // anyway, so these do not ask for an early switch.
   overloaded: flags(true, false, false, false),
@@ -173,12 +175,13 @@ const RECOVERY: Record<FailoverReason, Flags> = {
   provider_policy_blocked: flags(false, false, false, false),
   content_policy_blocked: flags(false, false, false, true),
   format_error: flags(false, false, false, true),
-  // The three below are retried as they are: the agent has no step that strips replayed
-  // reasoning, flattens tool images or drops the long-context beta, so retries run out and the
-  // route falls back like any other exhausted retry.
+  // The four below are retried as they are: the agent has no step that strips replayed
+  // reasoning, flattens tool images, drops the long-context beta or stops disabling reasoning,
+  // so retries run out and the route falls back like any other exhausted retry.
   invalid_encrypted_content: flags(true, false, false, false),
   multimodal_tool_content_unsupported: flags(true, false, false, false),
   oauth_long_context_beta_forbidden: flags(true, false, false, false),
+  reasoning_mandatory: flags(true, false, false, false),
   thinking_signature: flags(true, false, false, false),
   long_context_tier: flags(true, true, false, false),
   llama_cpp_grammar_pattern: flags(true, false, false, false),
@@ -194,6 +197,10 @@ export function classifyApiError(error: unknown, ctx: ClassifyContext = {}): Cla
   const reason = classifyReason(facts, ctx);
   const result: ClassifiedError = { reason, ...RECOVERY[reason], message: displayMessage(facts) };
   if (reason === "auth" && authKeepsCredential(facts)) result.shouldRotateCredential = false;
+  if (reason === "timeout" && breakerGaveUp(facts)) {
+    result.retryable = false;
+    result.shouldFallback = true;
+  }
   if (facts.status !== undefined) result.statusCode = facts.status;
   const errorCode = facts.bodyCode ?? facts.transportCodes[0];
   if (errorCode !== undefined) result.errorCode = errorCode;

@@ -224,10 +224,10 @@ test("a missing Grok subscription is auth that keeps the credential", () => {
 });
 
 test("a RateLimitError without a status counts as a 429", () => {
-  const result = classifyApiError(plain("quota hit", "RateLimitError"));
+  const result = classifyApiError(plain("request refused", "RateLimitError"));
   assert.equal(result.reason, "rate_limit");
   assert.equal(result.statusCode, 429);
-  const wrapped = classifyApiError({ name: "Error", message: "x", cause: plain("quota hit", "RateLimitError") });
+  const wrapped = classifyApiError({ name: "Error", message: "x", cause: plain("request refused", "RateLimitError") });
   assert.equal(wrapped.statusCode, undefined);
   assert.equal(classifyApiError({ name: "RateLimitError", message: "x", status: 503 }).statusCode, 503);
 });
@@ -265,8 +265,8 @@ test("transient faults leave the switch to another route to the retries", () => 
   assert.deepEqual(verdict(plain("Read timed out", "ReadTimeout")), TIMEOUT);
 });
 
-test("a 403 is auth without rotating the key; a 401 rotates", () => {
-  assert.deepEqual(verdict({ status: 403, message: "Forbidden" }), v("auth", false, false, false, true));
+test("a generic 401 or 403 is auth that rotates the key and falls back", () => {
+  assert.deepEqual(verdict({ status: 403, message: "Forbidden" }), AUTH);
   assert.deepEqual(verdict({ status: 401, message: "Unauthorized" }), AUTH);
   assert.deepEqual(verdict({ status: 403, message: "Key limit exceeded for this key" }), BILLING);
 });
