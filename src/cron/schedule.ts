@@ -133,8 +133,8 @@ const isMarker = (text: string) => SILENT_MARKERS.has(text.trim().split(/\s+/).j
 /**
  * True when a cron job's reply means "nothing to report". Markers are [SILENT], SILENT, NO_REPLY
  * and NO REPLY, in any case and spacing. The reply is silent when it is a marker as a whole, when
- * its first or last non-blank line is a marker, or when it begins with [SILENT]. A marker inside
- * a sentence, or at the end of a line that has other text, does not count.
+ * its first or last non-blank line is a marker, or when it begins or ends with [SILENT]. A marker
+ * inside a sentence does not count.
  */
 export function isSilentResponse(text: string | null | undefined): boolean {
   const trimmed = String(text ?? "").trim();
@@ -142,7 +142,8 @@ export function isSilentResponse(text: string | null | undefined): boolean {
   if (isMarker(trimmed)) return true;
   const lines = trimmed.split(/\r\n|\r|\n/).filter((line) => line.trim() !== "");
   if (isMarker(lines[0]!) || isMarker(lines[lines.length - 1]!)) return true;
-  return trimmed.toUpperCase().startsWith("[SILENT]");
+  const upper = trimmed.toUpperCase();
+  return upper.startsWith("[SILENT]") || upper.endsWith("[SILENT]");
 }
 
 function isDuration(text: string): boolean {

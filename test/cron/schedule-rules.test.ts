@@ -175,10 +175,14 @@ describe("isSilentResponse: first and last lines", () => {
     assert.equal(isSilentResponse("SILENT nothing new"), false);
     assert.equal(isSilentResponse("NO_REPLY needed here\nmore"), false);
   });
-  test("a marker at the end of a line with other text, or in the middle, does not count", () => {
+  test("[SILENT] ending the reply counts, even after other text on its line", () => {
+    assert.equal(isSilentResponse("All done, nothing to report [SILENT]"), true);
+    assert.equal(isSilentResponse("Summary\nAll done [silent]  "), true);
+    assert.equal(isSilentResponse("All done, nothing to report SILENT"), false);
+  });
+  test("a marker in the middle does not count", () => {
     for (const text of [
-      "All done, nothing to report [SILENT]",
-      "Summary\nAll done [SILENT]",
+      "All done [SILENT] then more",
       "first\nSILENT\nlast",
       "Silently retried",
       "   \n\t ",
