@@ -43,12 +43,12 @@ function maskAssignment(
 ): string {
   const strength = secretStrength(name);
   if (strength === "none" || !assignmentAllowed(name, separator, text, offset)) return match;
-  if (dq !== undefined) return shouldMaskValue(strength, dq) ? `${name}${separator}"${maskToken(dq)}"` : match;
-  if (sq !== undefined) return shouldMaskValue(strength, sq) ? `${name}${separator}'${maskToken(sq)}'` : match;
+  if (dq !== undefined) return shouldMaskValue(strength, dq, name) ? `${name}${separator}"${maskToken(dq)}"` : match;
+  if (sq !== undefined) return shouldMaskValue(strength, sq, name) ? `${name}${separator}'${maskToken(sq)}'` : match;
   // A lower-case name's value stops at `&`: form bodies hold one pair after another.
   const cut = /[a-z]/.test(name) && bare!.includes("&") ? bare!.indexOf("&") : bare!.length;
   const value = bare!.slice(0, cut);
-  if (!shouldMaskValue(strength, value)) return match;
+  if (!shouldMaskValue(strength, value, name)) return match;
   return `${name}${separator}${maskToken(value)}${bare!.slice(cut)}`;
 }
 
@@ -73,8 +73,8 @@ const YAML_FIELD =
 const QUERY_PARAM =
   /([?&])((?=[A-Za-z0-9_.-]*?(?:token|key|secret|pass|pw|credential|pat|authorization|cookie|bearer|sig))[A-Za-z0-9_.-]+)=([^&#\s"']+)/gi;
 
-function masked(strength: SecretStrength, value: string): string {
-  return shouldMaskValue(strength, value) ? maskToken(value) : value;
+function masked(strength: SecretStrength, value: string, name: string): string {
+  return shouldMaskValue(strength, value, name) ? maskToken(value) : value;
 }
 
 export function maskAssignments(text: string): string {
@@ -84,14 +84,14 @@ export function maskAssignments(text: string): string {
     out = out.replace(
       QUOTED_FIELD,
       (_m: string, kq: string, name: string, sep: string, vq: string, value: string) =>
-        `${kq}${name}${kq}${sep}${vq}${masked(secretStrength(name), value)}${vq}`,
+        `${kq}${name}${kq}${sep}${vq}${masked(secretStrength(name), value, name)}${vq}`,
     );
   }
   if (out.includes('\\"')) {
     out = out.replace(
       ESCAPED_FIELD,
       (_m: string, esc: string, name: string, sep: string, value: string) =>
-        `${esc}"${name}${esc}"${sep}${esc}"${masked(secretStrength(name), value)}${esc}"`,
+        `${esc}"${name}${esc}"${sep}${esc}"${masked(secretStrength(name), value, name)}${esc}"`,
     );
   }
   if (out.includes(":")) {
@@ -108,13 +108,13 @@ export function maskAssignments(text: string): string {
         note?: string,
       ) => {
         const strength = secretStrength(name);
-        if (!shouldMaskValue(strength, dq ?? sq ?? bare!)) return match;
+        if (!shouldMaskValue(strength, dq ?? sq ?? bare!, name)) return match;
         const value =
           dq !== undefined
-            ? `"${masked(strength, dq)}"`
+            ? `"${masked(strength, dq, name)}"`
             : sq !== undefined
-              ? `'${masked(strength, sq)}'`
-              : masked(strength, bare!);
+              ? `'${masked(strength, sq, name)}'`
+              : masked(strength, bare!, name);
         return `${lead}${name}${sep}${value}${note ?? ""}`;
       },
     );
@@ -123,7 +123,7 @@ export function maskAssignments(text: string): string {
     // Query strings keep their secrets masked whatever the value looks like: URLs end up in logs.
     out = out.replace(QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {
       if (!isSecretName(name) && !/^(?:key|sig|signature)$/i.test(name)) return match;
-      return `${lead}${name}=${masked("strong", value)}`;
+      return `${lead}${name}=${masked("strong", value, name)}`;
     });
   }
   return out;

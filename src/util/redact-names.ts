@@ -115,11 +115,42 @@ const ENV_LOOKUP = /^(?:os\.(?:getenv|environ)|process\.env|\$ENV\{)/;
 /** Type names and empty markers: `password: str` is an annotation, `token: null` holds nothing. */
 const PLACEHOLDERS = /^(?:str|string|int|number|bool|boolean|float|bytes|any|none|null|nil|true|false|undefined)$/i;
 
-/** Whether a value assigned to a name of the given strength should be masked. */
-export function shouldMaskValue(strength: SecretStrength, value: string): boolean {
+const PASSWORD_WORDS = new Set(["password", "passwords", "passwd", "pass", "pw", "pws", "passphrase"]);
+
+/** Whether a name says it holds a password (`DB_PASSWORD`, `mysqlPass`, `PW`), whatever it is assigned. */
+export function isPasswordName(name: string): boolean {
+  return nameParts(name).some((part) => PASSWORD_WORDS.has(part));
+}
+
+/** The start of a shell reference; the rest of its name is matched as ordinary path characters. */
+const SHELL_VAR = "\\$(?:\\{[A-Za-z_][^}]*\\}|[A-Za-z_])";
+/**
+ * The whole value is a shell reference (`$HOME/.ssh/agent.sock`, `${XDG_RUNTIME_DIR}/gpg`, the
+ * `$(gpgconf` of a command substitution) or a `/` or `~` path, possibly with more references in it.
+ */
+const PATH_OR_VAR = new RegExp(`^(?:${SHELL_VAR}|\\$\\(|~|/)(?:[\\w./:-]|${SHELL_VAR})*$`);
+/** A path segment that is really a secret: 16+ characters without a dot mixing both cases and digits. */
+const OPAQUE_SEGMENT = /^(?=[^.]*[a-z])(?=[^.]*[A-Z])(?=[^.]*[0-9])[^.]{16,}$/;
+
+/**
+ * Whether a value names a variable or a file rather than holding a secret. A reference always
+ * does; a path does while none of its segments looks like a secret (an AWS secret key can start
+ * with `/`).
+ */
+function isPathOrReference(value: string): boolean {
+  if (!PATH_OR_VAR.test(value)) return false;
+  return value[0] === "$" || !value.split("/").some((segment) => OPAQUE_SEGMENT.test(segment));
+}
+
+/**
+ * Whether a value assigned to a name of the given strength should be masked. `name`, when
+ * given, lets a password name mask a path or variable reference too (`DB_PASSWORD=$HOME/x`),
+ * which other names (`SSH_AUTH_SOCK=$HOME/.ssh/agent.sock`) keep.
+ */
+export function shouldMaskValue(strength: SecretStrength, value: string, name?: string): boolean {
   if (strength === "none" || value === "" || looksMasked(value) || PLACEHOLDERS.test(value)) return false;
-  // Shell references ($VAR, ${VAR}, $(cmd)), env lookups and URLs (whose credentials the URL
-  // passes handle) are not credentials themselves.
-  if (/^\$[({A-Za-z_]/.test(value) || ENV_LOOKUP.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
+  // Env lookups and URLs (whose credentials the URL passes handle) are not credentials themselves.
+  if (ENV_LOOKUP.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
+  if (isPathOrReference(value) && !(name !== undefined && isPasswordName(name))) return false;
   return strength === "strong" || looksLikeCredential(value);
 }

@@ -41,6 +41,10 @@ export const TOKEN_SHAPES: readonly TokenShape[] = [
   { keywords: ["xapp-"], pattern: /xapp-[A-Za-z0-9-]{10,}/g },
   // AWS access key ids.
   { keywords: ["AKIA", "ASIA"], pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g },
+  // age identities and recipients: exactly 58 bech32 characters (no b, i, o or 1), either case.
+  // Recipients are public, but they look the same as identities and hiding one costs nothing.
+  { keywords: ["AGE-SECRET-KEY-1"], pattern: /AGE-SECRET-KEY-1[02-9ac-hj-np-zAC-HJ-NP-Z]{58}(?![A-Za-z0-9_-])/g },
+  { keywords: ["age1"], pattern: /age1[02-9ac-hj-np-zAC-HJ-NP-Z]{58}(?![A-Za-z0-9_-])/g },
   // Google API keys.
   { keywords: ["AIza"], pattern: /AIza[0-9A-Za-z_-]{30,}/g },
   // Hugging Face, Replicate, npm, PyPI, DigitalOcean, Groq, Perplexity, fal, Notion, Tavily,
@@ -86,9 +90,17 @@ export const TOKEN_SHAPES: readonly TokenShape[] = [
 /** Characters that may continue a token: a match must not start inside a longer word. */
 const TOKEN_CHAR = /[A-Za-z0-9_-]/;
 
+/**
+ * Ends with an escape sequence of JSON or log text (`\n`, `\u00e9`, `\x1b`): a token written
+ * right after one (a JSONL transcript line) starts a new word even though a letter or digit
+ * precedes it.
+ */
+const ESCAPE_BEFORE = /\\(?:[A-Za-z]|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2})$/;
+
 function startsInsideWord(shape: TokenShape, text: string, offset: number): boolean {
   const before = text[offset - 1];
-  return !shape.anywhere && before !== undefined && TOKEN_CHAR.test(before);
+  if (shape.anywhere || before === undefined || !TOKEN_CHAR.test(before)) return false;
+  return !ESCAPE_BEFORE.test(text.slice(Math.max(0, offset - 6), offset));
 }
 
 const KEYWORDS = [...new Set(TOKEN_SHAPES.flatMap((shape) => shape.keywords))];
@@ -114,6 +126,31 @@ function keywordsIn(text: string): Set<string> {
   return found;
 }
 
+/**
+ * Zhipu keys carry no prefix: a 32-digit lower-case hex id, a dot and 16+ letters or digits.
+ * A dot, dash or word character on either side means a file name such as `<md5>.sqlite3` or a
+ * longer id instead.
+ */
+const ZHIPU_KEY = /(?<![A-Za-z0-9_.-])[0-9a-f]{32}\.[A-Za-z0-9]{16,}(?![A-Za-z0-9_.-])/g;
+
+function isLowerHex(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 97 && code <= 102);
+}
+
+/**
+ * Whether some dot of `text` follows 32 lower-case hex digits. Almost every text has dots and
+ * almost no dot follows even one hex digit run that long, so this costs far less than the
+ * pattern itself.
+ */
+function mayHoldZhipuKey(text: string): boolean {
+  for (let dot = text.indexOf(".", 32); dot !== -1; dot = text.indexOf(".", dot + 1)) {
+    let digits = 0;
+    while (digits < 32 && isLowerHex(text.charCodeAt(dot - 1 - digits))) digits++;
+    if (digits === 32) return true;
+  }
+  return false;
+}
+
 /** Masks every known token shape in `text`. */
 export function maskKnownTokens(text: string): string {
   const stripped = text.split(CONTROLS).join("");
@@ -127,7 +164,7 @@ export function maskKnownTokens(text: string): string {
       startsInsideWord(shape, whole, offset) ? match : mask(match),
     );
   }
-  return out;
+  return mayHoldZhipuKey(out) ? out.replace(ZHIPU_KEY, maskToken) : out;
 }
 
 /** Control and zero-width characters that can split a token without being seen. */

@@ -32,6 +32,18 @@ const BEARER = /\b(Bearer|Basic|Token)(\s+)(?=[A-Za-z0-9._~+/=-]{0,256}\d)([A-Za
 const AUTH_HEADER =
   /\b((?:proxy-)?authorization[ \t]*[:=][ \t]*["']?[A-Za-z][A-Za-z0-9_.+-]*[ \t]+)(?=[A-Za-z0-9._~+/=-]{0,256}\d)([A-Za-z0-9._~+/=-]{12,})/gi;
 
+/**
+ * A phone number in E.164 form: `+`, a non-zero digit and 6 to 14 more. A longer digit run or
+ * one running on into letters (an id, a hex string) is no phone number.
+ */
+const E164_PHONE = /\+[1-9][0-9]{6,14}(?![A-Za-z0-9])/g;
+
+/** Keeps the first and last 4 characters of a phone number, 2 when it has 8 or fewer: `+141****2671`. */
+function maskPhone(phone: string): string {
+  const keep = phone.length <= 8 ? 2 : 4;
+  return `${phone.slice(0, keep)}****${phone.slice(-keep)}`;
+}
+
 function maskValue(value: string): string {
   return shouldMaskValue("strong", value) ? maskToken(value) : value;
 }
@@ -76,7 +88,8 @@ export function redactSecrets(text: string): string {
   if (out.includes("://")) out = maskUrlCredentials(out);
   out = maskAssignments(out);
   out = maskAuthorization(out);
-  return maskKnownTokens(out);
+  out = maskKnownTokens(out);
+  return out.includes("+") ? out.replace(E164_PHONE, maskPhone) : out;
 }
 
 /**
@@ -91,7 +104,7 @@ export function redactObject<T>(value: T): T {
 function redactValue(value: unknown, key: string | undefined): unknown {
   if (typeof value === "string") {
     const strength = key === undefined ? "none" : secretStrength(key);
-    return shouldMaskValue(strength, value) ? maskToken(value) : redactSecrets(value);
+    return shouldMaskValue(strength, value, key) ? maskToken(value) : redactSecrets(value);
   }
   if (Array.isArray(value)) return value.map((item) => redactValue(item, key));
   if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {

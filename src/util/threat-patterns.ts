@@ -19,6 +19,14 @@ export interface ThreatPattern {
 
 /** Up to `n` words of filler between key words. */
 const gap = (n: number) => `(?:[^\\s]+\\s+){0,${n}}`;
+/**
+ * `lead`, then anything on the same line (up to `reach` characters), then `tail`. The match is
+ * found at `tail` and the look-behind checks for `lead` from there, so a text full of lead words
+ * (a line of "send send send ...") costs one short test per tail, not a 2 KB scan per lead word.
+ */
+const onLineBefore = (lead: string, tail: string, reach = 2048) => `${tail}(?<=${lead}[^\\n]{0,${reach}}?${tail})`;
+/** A shell variable whose name ends in a secret word: `$API_KEY`, `${GITHUB_TOKEN}`, not `$API_KEYRING`. */
+const SECRET_VAR = "\\$\\{?\\w{0,40}(?:key|token|secret|password|passwd|credential)s?\\b";
 /** Up to eight plain words between key words; punctuation ends the run, so separate clauses do not join. */
 const WORDS = "(?:\\w+\\s+){0,8}";
 
@@ -67,14 +75,16 @@ export const ALWAYS: ThreatPattern[] = [
   {
     id: "exfil_curl",
     keywords: ["curl"],
-    pattern:
-      /\bcurl\s[^\n]{0,300}?\$\{?\w{0,40}(?:key|token|secret|password|passwd|credential)s?\b|\bcurl\s[^\n]{0,200}?(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+\S{0,5}@?[^\s]{0,100}(?:\.env\b|\.ssh\/|\.netrc|credentials)/,
+    pattern: new RegExp(
+      `${onLineBefore("\\bcurl\\s", SECRET_VAR)}|\\bcurl\\s[^\\n]{0,200}?(?:-d|--data\\S*|-f|--form|-t|--upload-file)\\s+\\S{0,5}@?[^\\s]{0,100}(?:\\.env\\b|\\.ssh\\/|\\.netrc|credentials)`,
+    ),
   },
   {
     id: "exfil_wget",
     keywords: ["wget"],
-    pattern:
-      /\bwget\s[^\n]{0,300}?\$\{?\w{0,40}(?:key|token|secret|password|passwd|credential)s?\b|\bwget\s[^\n]{0,200}?--post-file\S*\s*\S{0,100}(?:\.env\b|\.ssh\/|\.netrc|credentials)/,
+    pattern: new RegExp(
+      `${onLineBefore("\\bwget\\s", SECRET_VAR)}|\\bwget\\s[^\\n]{0,200}?--post-file\\S*\\s*\\S{0,100}(?:\\.env\\b|\\.ssh\\/|\\.netrc|credentials)`,
+    ),
   },
   {
     id: "read_secrets",
@@ -99,13 +109,13 @@ export const ALWAYS: ThreatPattern[] = [
     keywords: ["<!--"],
     // Whole words only: "ecosystem" is no "system".
     pattern:
-      /<!--[^>]{0,500}?(?<![a-z])(?:ignore|override|system|secret|hidden|instruction|prompt)s?(?![a-z])[^>]{0,500}?-->/,
+      /<!--[^>]{0,512}?(?<![a-z])(?:ignore|override|system|secret|hidden|instruction|prompt)s?(?![a-z])[^>]{0,512}?-->/,
   },
   {
     id: "hidden_div",
     keywords: ["style"],
     pattern:
-      /<\s*(?:div|span|p|section)\s+[^>]{0,100}?style\s*=\s*["'][^"'>]{0,200}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)/,
+      /<\s*(?:div|span|p|section)\s+[^>]{0,100}?style\s*=\s*["'][^>]{0,2048}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)/,
   },
   {
     id: "context_exfil",
@@ -122,7 +132,11 @@ export const ALWAYS: ThreatPattern[] = [
     id: "translate_execute",
     keywords: ["translate"],
     pattern: new RegExp(
-      `\\btranslate\\s+${gap(5)}(?:in)?to\\s+${gap(2)}(?:bash|shell|sh|zsh|python|powershell|code|commands?|a\\s+script)\\b[^\\n.]{0,40}?\\b(?:execute|run|eval)`,
+      [
+        `\\btranslate\\s+${gap(5)}(?:in)?to\\s+${gap(2)}(?:bash|shell|sh|zsh|python|powershell|code|commands?|a\\s+script)\\b[^\\n.]{0,40}?\\b(?:execute|run|eval)`,
+        // Any target language, named in one to three words right before "and run".
+        onLineBefore("\\btranslate\\s", "\\sinto\\s+\\w+(?:[\\s-]+\\w+){0,2}?\\s+and\\s+(?:execute|run|eval)\\b", 512),
+      ].join("|"),
     ),
   },
 ];
@@ -239,7 +253,7 @@ export const CONTEXT_ONLY: ThreatPattern[] = [
     id: "env_var_unset_agent",
     keywords: ["unset"],
     pattern:
-      /\bunset\s+(?:-v\s+)?[\w ]{0,80}?\b(?:\w*(?:api_key|_token|_secret)|hermes_\w+|openai\w*|anthropic\w*|claude\w*|codex\w*|openrouter\w*|gemini\w*)\b/,
+      /\bunset\s+(?:-v\s+)?[\w ]{0,80}?\b(?:\w*(?:api_key|_token|_secret)|hermes_\w+|openai\w*|anthropic\w*|claude\w*|codex\w*|openrouter\w*|gemini\w*)\b|\bunset\s+\w*(?:claude|codex|hermes|agent|openai|anthropic)/,
   },
   {
     id: "known_c2_framework",
@@ -271,7 +285,7 @@ export const CONTEXT_ONLY: ThreatPattern[] = [
     id: "c2_explicit",
     keywords: ["c2", "c&c", "cnc", "command"],
     pattern:
-      /\b(?:c2|c&c|cnc|command[\s-]and[\s-]control)\s+(?:server|endpoint|channel|infrastructure|node|host|url|address|domain)\b/,
+      /\b(?:c2|c&c|cnc|command[\s-]and[\s-]control)\s+(?:server|endpoint|channel|infrastructure|beacon|node|host|url|address|domain)\b/,
   },
   {
     id: "c2_explicit_long",
@@ -279,6 +293,9 @@ export const CONTEXT_ONLY: ThreatPattern[] = [
     pattern: /\bcommand(?:\s+|-)and(?:\s+|-)control\b/,
   },
 ];
+
+/** An editing verb, which the file it edits may follow anywhere on the line. */
+const EDIT_VERB = "\\b(?:(?:over|re)?write|update|modify|edit|change|append|add\\s+to)\\s";
 
 export const STRICT_ONLY: ThreatPattern[] = [
   { id: "ssh_backdoor", keywords: ["authorized_keys"], pattern: /\bauthorized_keys\b/ },
@@ -288,7 +305,7 @@ export const STRICT_ONLY: ThreatPattern[] = [
     id: "hermes_config_mod",
     keywords: ["hermes"],
     pattern: new RegExp(
-      `(?:>>?|\\btee\\b[^\\n]{0,40}|\\bsed\\s+-i[^\\n]{0,80}|\\b(?:cp|mv)\\s[^\\n]{0,100}|\\b(?:edit|modify|change|update|overwrite|rewrite|replace|append\\s+to|write\\s+to|add\\s+to|delete|remove)\\s+${gap(6)})\\s*[^\\s]{0,60}?(?:\\.hermes|\\$\\{?hermes_home\\}?)\\/(?:config\\.ya?ml|\\.env\\b|auth\\.json|soul\\.md|memories\\/)`,
+      `(?:>>?|\\btee\\b[^\\n]{0,40}|\\bsed\\s+-i[^\\n]{0,80}|\\b(?:cp|mv)\\s[^\\n]{0,100}|\\b(?:edit|modify|change|update|overwrite|rewrite|replace|append\\s+to|write\\s+to|add\\s+to|delete|remove)\\s+${gap(6)})\\s*[^\\s]{0,60}?(?:\\.hermes|\\$\\{?hermes_home\\}?)\\/(?:config\\.ya?ml|\\.env\\b|auth\\.json|soul\\.md|memories\\/)|${onLineBefore(EDIT_VERB, "\\.hermes\\/(?:config\\.yaml|soul\\.md)")}`,
     ),
   },
   {
@@ -304,7 +321,7 @@ export const STRICT_ONLY: ThreatPattern[] = [
       ".hermes/config.yaml",
     ],
     pattern: new RegExp(
-      `(?:>>?|\\btee\\b[^\\n]{0,40}|\\b(?:edit|modify|update|change|overwrite|append\\s+to|write\\s+to|add\\s+to)\\s+${gap(6)})\\s*\\S{0,60}(?:\\.claude\\/settings[\\w.]*\\.json|\\.cursor\\/rules|\\.codex\\/config\\.toml|agents\\.md|claude\\.md|\\.cursorrules|\\.clinerules|\\.hermes\\/config\\.yaml)`,
+      `(?:>>?|\\btee\\b[^\\n]{0,40}|\\b(?:edit|modify|update|change|overwrite|append\\s+to|write\\s+to|add\\s+to)\\s+${gap(6)})\\s*\\S{0,60}(?:\\.claude\\/settings[\\w.]*\\.json|\\.cursor\\/rules|\\.codex\\/config\\.toml|agents\\.md|claude\\.md|\\.cursorrules|\\.clinerules|\\.hermes\\/config\\.yaml)|${onLineBefore(EDIT_VERB, "(?:agents\\.md|claude\\.md|\\.cursorrules|\\.clinerules)")}`,
     ),
   },
   {
@@ -328,13 +345,17 @@ export const STRICT_ONLY: ThreatPattern[] = [
     id: "send_to_url",
     keywords: ["send", "post", "upload", "transmit", "forward", "exfiltrate", "leak"],
     pattern: new RegExp(
-      `\\b(?:send|post|upload|transmit|forward|exfiltrate|leak)\\s+${gap(6)}to\\s+(?:https?:\\/\\/|ftp:\\/\\/|[\\w-]+\\.[\\w.-]+\\/)`,
+      [
+        `\\b(?:send|post|upload|transmit|forward|exfiltrate|leak)\\s+${gap(6)}to\\s+(?:https?:\\/\\/|ftp:\\/\\/|[\\w-]+\\.[\\w.-]+\\/)`,
+        // Any filler on the line, commas included, then "to" or "at" a web address.
+        onLineBefore("\\b(?:send|post|upload|transmit)\\s", "\\s(?:to|at)\\s+https?:\\/\\/"),
+      ].join("|"),
     ),
   },
   {
     id: "hardcoded_secret",
     keywords: ["sk-", "gh", "github_pat_", "xox", "akia", "aiza", "private key", "key", "secret", "token", "password"],
     pattern:
-      /(?<![\w-])(?:sk-[a-z0-9_-]{20,}|gh[pousr]_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abposr]-[a-z0-9-]{20,}|akia[0-9a-z]{16}\b|aiza[0-9a-z_-]{35})|-----begin [a-z ]*private key-----|\b(?:api[_-]?key|secret|token|password)\s*[:=]\s*["'][a-z0-9_\-+/=]{16,}["']/,
+      /(?<![\w-])(?:sk-[a-z0-9_-]{20,}|gh[pousr]_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abposr]-[a-z0-9-]{20,}|akia[0-9a-z]{16}\b|aiza[0-9a-z_-]{35})|-----begin [a-z ]*private key-----|(?:api[_-]?key|secret|token|password)\s*[:=]\s*["'](?:[a-z0-9_\-+/=]{16,}["']|[a-z0-9_\-+/=]{20})/,
   },
 ];

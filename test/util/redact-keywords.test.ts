@@ -4,6 +4,8 @@ import { test } from "node:test";
 import { redactSecrets, TOKEN_SHAPES } from "../../src/util/redact.js";
 
 const TAIL = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0";
+/** The 58 characters of an age key body, from the bech32 alphabet. */
+const BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L".repeat(2).slice(0, 58);
 
 /** One token per shape, in table order. */
 const EXAMPLES = [
@@ -18,6 +20,8 @@ const EXAMPLES = [
   `xoxb-${TAIL}`,
   `xapp-${TAIL}`,
   "ASIAIOSFODNN7EXAMPLE",
+  `AGE-SECRET-KEY-1${BECH32}`,
+  `age1${BECH32.toLowerCase()}`,
   `AIza${TAIL}`,
   `hf_${TAIL}`,
   `r8_${TAIL}`,
