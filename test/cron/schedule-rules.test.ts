@@ -181,12 +181,7 @@ describe("isSilentResponse: first and last lines", () => {
     assert.equal(isSilentResponse("All done, nothing to report SILENT"), false);
   });
   test("a marker in the middle does not count", () => {
-    for (const text of [
-      "All done [SILENT] then more",
-      "first\nSILENT\nlast",
-      "Silently retried",
-      "   \n\t ",
-    ]) {
+    for (const text of ["All done [SILENT] then more", "first\nSILENT\nlast", "Silently retried", "   \n\t "]) {
       assert.equal(isSilentResponse(text), false, JSON.stringify(text));
     }
   });
