@@ -3,32 +3,7 @@ import { test } from "node:test";
 import { prefixedModelFor } from "../../src/llm/error-model-ids.js";
 import { classifyApiError } from "../../src/llm/errors.js";
 
-interface Verdict {
-  reason: string;
-  retryable: boolean;
-  shouldCompress: boolean;
-  shouldRotateCredential: boolean;
-  shouldFallback: boolean;
-}
-
-function verdict(error: unknown, ctx: Record<string, unknown> = {}): Verdict {
-  const r = classifyApiError(error, ctx);
-  return {
-    reason: r.reason,
-    retryable: r.retryable,
-    shouldCompress: r.shouldCompress,
-    shouldRotateCredential: r.shouldRotateCredential,
-    shouldFallback: r.shouldFallback,
-  };
-}
-
-const v = (reason: string, retry: boolean, compress: boolean, rotate: boolean, fallback: boolean): Verdict => ({
-  reason,
-  retryable: retry,
-  shouldCompress: compress,
-  shouldRotateCredential: rotate,
-  shouldFallback: fallback,
-});
+import { v, verdict } from "./verdicts.js";
 
 const RATE_LIMIT = v("rate_limit", true, false, true, true);
 const FORMAT = v("format_error", false, false, false, true);

@@ -2,32 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { classifyApiError } from "../../src/llm/errors.js";
 
-interface Verdict {
-  reason: string;
-  retryable: boolean;
-  shouldCompress: boolean;
-  shouldRotateCredential: boolean;
-  shouldFallback: boolean;
-}
-
-function verdict(error: unknown, ctx: Record<string, unknown> = {}): Verdict {
-  const r = classifyApiError(error, ctx);
-  return {
-    reason: r.reason,
-    retryable: r.retryable,
-    shouldCompress: r.shouldCompress,
-    shouldRotateCredential: r.shouldRotateCredential,
-    shouldFallback: r.shouldFallback,
-  };
-}
-
-const v = (reason: string, retry: boolean, compress: boolean, rotate: boolean, fallback: boolean): Verdict => ({
-  reason,
-  retryable: retry,
-  shouldCompress: compress,
-  shouldRotateCredential: rotate,
-  shouldFallback: fallback,
-});
+import { v, verdict } from "./verdicts.js";
 
 const OVERFLOW = v("context_overflow", true, true, false, false);
 const FORMAT = v("format_error", false, false, false, true);

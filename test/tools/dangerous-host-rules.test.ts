@@ -4,22 +4,8 @@
  * Every row pins the whole result: key and description for a command that needs approval,
  * nothing for one that does not. Commands are only classified, never run.
  */
-import assert from "node:assert/strict";
-import { describe, test } from "node:test";
-import { detectDangerousCommand } from "../../src/tools/approval/dangerous.js";
-
-type Expected = [key: string, description: string] | null;
-
-function check(rows: Array<[string, Expected]>) {
-  for (const [command, expected] of rows) {
-    test(JSON.stringify(command), () => {
-      const want = expected
-        ? { dangerous: true, key: expected[0], description: expected[1] }
-        : { dangerous: false, key: null, description: null };
-      assert.deepEqual(detectDangerousCommand(command), want);
-    });
-  }
-}
+import { describe } from "node:test";
+import { check } from "./dangerous-rows.js";
 
 describe("docker and podman daemons", () => {
   check([
