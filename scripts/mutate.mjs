@@ -15,8 +15,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const MODULES = {
-  redact: { mutate: ["src/util/redact.ts"], tests: ["test/util/redact"] },
-  threats: { mutate: ["src/util/threats.ts"], tests: ["test/util/threats"] },
+  redact: {
+    mutate: [
+      "src/util/redact.ts",
+      "src/util/redact-tokens.ts",
+      "src/util/redact-names.ts",
+      "src/util/redact-assign.ts",
+      "src/util/redact-mask.ts",
+    ],
+    tests: ["test/util/redact"],
+  },
+  threats: { mutate: ["src/util/threats.ts", "src/util/threat-patterns.ts"], tests: ["test/util/threats"] },
   "file-paths": {
     mutate: ["src/tools/builtin/file-paths.ts"],
     tests: ["test/tools/file-paths", "test/tools/protected-files", "test/tools/read-file", "test/tools/write-file"],
