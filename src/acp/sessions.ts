@@ -3,7 +3,7 @@
  * resumed, forked, listed and closed. Sessions are kept in memory up to a bound; one that was
  * dropped comes back from the store the next time the editor names it.
  */
-import { statSync } from "node:fs";
+
 import { isAbsolute } from "node:path";
 import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import {
@@ -14,6 +14,7 @@ import {
 } from "@agentclientprotocol/sdk/unstable";
 import type { HermesRuntime } from "../runtime/runtime.js";
 import { sessionIdNew } from "../state/titles.js";
+import { isDirectory } from "../util/fs-kind.js";
 import { log } from "../util/log.js";
 import { ClientBridge } from "./client-bridge.js";
 import { DEFAULT_MODE, isModeId, type ModeId } from "./modes.js";
@@ -33,14 +34,6 @@ export function checkedCwd(cwd: unknown): string {
   }
   if (!isDirectory(cwd)) throw RequestError.invalidParams({ cwd }, "cwd is not an existing directory");
   return cwd;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function checkedSessionId(id: unknown): string {

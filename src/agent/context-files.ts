@@ -8,8 +8,9 @@
  * Every file is scanned for prompt injection (a match replaces it with a BLOCKED notice) and
  * capped in size, keeping its beginning and its end.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { isFile } from "../util/fs-kind.js";
 import { scanForThreats } from "../util/threats.js";
 
 /** Characters kept of one context file; longer files keep their head and tail. */
@@ -153,14 +154,6 @@ function firstExisting(dir: string, names: string[]): string[] {
     if (isFile(path)) return [path];
   }
   return [];
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function readText(path: string): string {

@@ -11,9 +11,10 @@
  * That bash runs like any command, inside the sandbox when one is active. A file that fails,
  * hangs or exits leaves the commands with the plain environment, and a warning in the log.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { isDirectory, isFile } from "../util/fs-kind.js";
 import { log } from "../util/log.js";
 import { commandEnv, signalGroup, spawnGroup, waitForChild } from "./process-group.js";
 
@@ -74,14 +75,6 @@ export function shellInitFiles(
   const named = current.files.filter((file) => file.trim() !== "");
   const candidates = named.length > 0 ? named : current.autoSourceBashrc ? AUTO_FILES : [];
   return candidates.map((file) => expandPath(file.trim(), env, home)).filter(isFile);
-}
-
-function isFile(path: string): boolean {
-  try {
-    return path !== "" && statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The environment for a command the model runs: the user's shell set-up, without the agent's keys. */
@@ -165,12 +158,4 @@ function createSnapshotDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "hermes-shell-"));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -3,8 +3,9 @@
  * foreground (wait for it, with a time limit) or in the background (hand it to the process
  * manager). Every command passes the approval policy first.
  */
-import { statSync } from "node:fs";
+
 import { resolve } from "node:path";
+import { isDirectory } from "../../util/fs-kind.js";
 import { z } from "../../util/schema/index.js";
 import { ApprovalPolicy } from "../approval/policy.js";
 import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";
@@ -136,14 +137,6 @@ export async function runTerminal(
 function foregroundLimitFromEnv(): number | undefined {
   const value = Number(process.env.TERMINAL_MAX_FOREGROUND_TIMEOUT);
   return Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 async function startBackground(

@@ -3,9 +3,10 @@
  * category folders) and the project's `.hermes/skills/`, whose skills replace user skills of
  * the same name. A broken skill is reported as a problem and left out; it never stops discovery.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { isDirectory } from "../../util/fs-kind.js";
 import { SKILL_FILE, type SkillFrontmatter, type SkillPlatform, skillNameProblem } from "./frontmatter.js";
 import { type SkillScan, SkillScanCache } from "./scan-cache.js";
 
@@ -67,14 +68,6 @@ export function projectSkillsDir(cwd: string, home: string): string | undefined 
     dir = parent;
   }
   return undefined;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function visibleSubdirs(dir: string): string[] {
