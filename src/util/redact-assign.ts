@@ -3,8 +3,12 @@
  * quoted JSON/dict fields (also inside escaped JSON), YAML lines and URL query parameters.
  */
 
+import { type LineSpan, linesWith, type Replacer, replaceOnLines } from "./redact-lines.js";
 import { maskToken } from "./redact-mask.js";
 import { isSecretName, nameParts, type SecretStrength, secretStrength, shouldMaskValue } from "./redact-names.js";
+
+/** A piece of a secret word, as the patterns below require one in the name (any case). */
+const SECRET_WORD = /token|key|secret|pass|pw|credential|pat|authorization|cookie|bearer|sig/gi;
 
 /**
  * `NAME=value`, optionally quoted. The look-behind anchors each attempt at the start of a name,
@@ -79,23 +83,41 @@ function masked(strength: SecretStrength, value: string, name: string): string {
 
 export function maskAssignments(text: string): string {
   let out = text;
-  if (out.includes("=")) out = out.replace(ASSIGNMENT, maskAssignment);
+  // Every pattern here needs a secret word in the name: a text without one has nothing to mask.
+  let lines: LineSpan[] = linesWith(out, SECRET_WORD);
+  if (lines.length === 0) return out;
+  const onLines = (pattern: RegExp, replacer: Replacer) => {
+    const next = replaceOnLines(out, lines, pattern, replacer);
+    if (next !== out) {
+      out = next;
+      lines = linesWith(out, SECRET_WORD);
+    }
+  };
+  const everywhere = (pattern: RegExp, replacer: Replacer) => {
+    const next = out.replace(pattern, replacer);
+    if (next !== out) {
+      out = next;
+      lines = linesWith(out, SECRET_WORD);
+    }
+  };
+  if (out.includes("=")) onLines(ASSIGNMENT, maskAssignment);
+  // A quoted field may put its value on the next line (`"token":\n  "..."`), so these two run over the whole text.
   if (out.includes('"') || out.includes("'")) {
-    out = out.replace(
+    everywhere(
       QUOTED_FIELD,
       (_m: string, kq: string, name: string, sep: string, vq: string, value: string) =>
         `${kq}${name}${kq}${sep}${vq}${masked(secretStrength(name), value, name)}${vq}`,
     );
   }
   if (out.includes('\\"')) {
-    out = out.replace(
+    everywhere(
       ESCAPED_FIELD,
       (_m: string, esc: string, name: string, sep: string, value: string) =>
         `${esc}"${name}${esc}"${sep}${esc}"${masked(secretStrength(name), value, name)}${esc}"`,
     );
   }
   if (out.includes(":")) {
-    out = out.replace(
+    onLines(
       YAML_FIELD,
       (
         match: string,
@@ -121,7 +143,7 @@ export function maskAssignments(text: string): string {
   }
   if (out.includes("=")) {
     // Query strings keep their secrets masked whatever the value looks like: URLs end up in logs.
-    out = out.replace(QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {
+    onLines(QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {
       if (!isSecretName(name) && !/^(?:key|sig|signature)$/i.test(name)) return match;
       return `${lead}${name}=${masked("strong", value, name)}`;
     });

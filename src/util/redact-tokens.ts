@@ -4,6 +4,7 @@
  */
 
 import { maskToken } from "./redact-mask.js";
+import { maskSplitTokens } from "./redact-split.js";
 
 export interface TokenShape {
   /**
@@ -81,7 +82,8 @@ export const TOKEN_SHAPES: readonly TokenShape[] = [
   // Telegram bot tokens: the bot id stays readable, the secret after the colon goes.
   {
     keywords: [":"],
-    pattern: /(?<![0-9])(?:bot)?[0-9]{8,}:[A-Za-z0-9_-]{30,}/g,
+    // A `bot` prefix stays as it is, so the match starts at the digits (quicker to find).
+    pattern: /(?<![0-9])[0-9]{8,}:[A-Za-z0-9_-]{30,}/g,
     mask: (match) => `${match.slice(0, match.indexOf(":") + 1)}***`,
     anywhere: true,
   },
@@ -106,23 +108,29 @@ function startsInsideWord(shape: TokenShape, text: string, offset: number): bool
 const KEYWORDS = [...new Set(TOKEN_SHAPES.flatMap((shape) => shape.keywords))];
 /** Longest first, so that a keyword holding another (`glrt`, `gl`) is the one an alternation finds. */
 const LONG_KEYWORDS = KEYWORDS.filter((word) => word.length > 1).sort((a, b) => b.length - a.length);
+const ONE_CHARACTER_KEYWORDS = KEYWORDS.filter((word) => word.length === 1);
+/** For each keyword, the shorter keywords inside it: found too wherever it is (`gl` in `glrt`). */
+const INNER_KEYWORDS = new Map(
+  LONG_KEYWORDS.map((word) => [
+    word,
+    LONG_KEYWORDS.filter((other) => other.length < word.length && word.includes(other)),
+  ]),
+);
 let keywordScan: RegExp | undefined;
 
 /**
  * The shapes' keywords that occur in `text`, found in one pass over it (searching for each of
  * some forty keywords in turn cost a 100 KB tool output about 1.5 ms).
  */
-function keywordsIn(text: string): Set<string> {
+export function keywordsIn(text: string): Set<string> {
   keywordScan ??= new RegExp(LONG_KEYWORDS.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
   const found = new Set<string>();
-  for (const match of text.matchAll(keywordScan)) found.add(match[0]);
-  // A keyword inside a longer one the scan found (`gl` in `glrt`) occurs as well.
-  for (const word of LONG_KEYWORDS) {
-    if (!found.has(word) && [...found].some((other) => other.length > word.length && other.includes(word))) {
-      found.add(word);
-    }
+  for (const match of text.matchAll(keywordScan)) {
+    if (found.has(match[0])) continue;
+    found.add(match[0]);
+    for (const inner of INNER_KEYWORDS.get(match[0]) ?? []) found.add(inner);
   }
-  for (const word of KEYWORDS) if (word.length === 1 && text.includes(word)) found.add(word);
+  for (const word of ONE_CHARACTER_KEYWORDS) if (text.includes(word)) found.add(word);
   return found;
 }
 
@@ -151,12 +159,10 @@ function mayHoldZhipuKey(text: string): boolean {
   return false;
 }
 
-/** Masks every known token shape in `text`. */
+/** Masks every known token shape in `text`, also where control characters split one. */
 export function maskKnownTokens(text: string): string {
-  const stripped = text.split(CONTROLS).join("");
-  // Removing control characters only joins text, so every keyword of `text` is in `stripped`.
-  const present = keywordsIn(stripped);
-  let out = stripped.length === text.length ? text : maskSplitTokens(text, stripped, present);
+  let out = maskSplitTokens(text, TOKEN_SHAPES, keywordsIn, startsInsideWord);
+  const present = keywordsIn(out);
   for (const shape of TOKEN_SHAPES) {
     if (!shape.keywords.some((word) => present.has(word))) continue;
     const mask = shape.mask ?? maskToken;
@@ -165,57 +171,4 @@ export function maskKnownTokens(text: string): string {
     );
   }
   return mayHoldZhipuKey(out) ? out.replace(ZHIPU_KEY, maskToken) : out;
-}
-
-/** Control and zero-width characters that can split a token without being seen. */
-const CONTROLS = /[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\u2060\ufeff]/;
-const ALL_CONTROLS = new RegExp(CONTROLS.source, "g");
-const TOKEN_BODY_OR_CONTROL = /^[A-Za-z0-9_.\-\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\u2060\ufeff]*$/;
-
-/**
- * Masks tokens whose body is broken by control or zero-width characters (`ghp_abc` ESC `123...`):
- * the shapes are matched on a copy without those characters and the matching span of the
- * original is masked. A span is joined only when it holds nothing but token characters and
- * controls, is not followed by `=` (a `NAME=` on the next line), and, when it crosses a line
- * break, its first piece is not already a token on its own.
- */
-function maskSplitTokens(text: string, stripped: string, present: ReadonlySet<string>): string {
-  const shapes = TOKEN_SHAPES.filter((shape) => !shape.mask && shape.keywords.some((word) => present.has(word)));
-  if (shapes.length === 0) return text;
-  // For each removed character, how many kept characters precede it: non-decreasing, so a
-  // position in the stripped copy maps back to the original by binary search.
-  const keptBefore: number[] = [];
-  for (const m of text.matchAll(ALL_CONTROLS)) keptBefore.push(m.index - keptBefore.length);
-  const origin = (k: number): number => {
-    let lo = 0;
-    let hi = keptBefore.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (keptBefore[mid]! <= k) lo = mid + 1;
-      else hi = mid;
-    }
-    return k + lo;
-  };
-  const spans: Array<[number, number, string]> = [];
-  for (const shape of shapes) {
-    for (const m of stripped.matchAll(shape.pattern)) {
-      const start = origin(m.index);
-      const end = origin(m.index + m[0].length - 1) + 1;
-      if (end - start === m[0].length || startsInsideWord(shape, text, start)) continue;
-      const span = text.slice(start, end);
-      if (!TOKEN_BODY_OR_CONTROL.test(span) || text[end] === "=") continue;
-      if (/[\n\r]/.test(span) && TOKEN_SHAPES.some((other) => span.search(other.pattern) >= 0)) continue;
-      spans.push([start, end, maskToken(m[0])]);
-    }
-  }
-  if (spans.length === 0) return text;
-  spans.sort((a, b) => a[0] - b[0]);
-  let out = "";
-  let at = 0;
-  for (const [start, end, masked] of spans) {
-    if (start < at) continue;
-    out += text.slice(at, start) + masked;
-    at = end;
-  }
-  return out + text.slice(at);
 }

@@ -6,6 +6,7 @@
  */
 
 import { maskAssignments } from "./redact-assign.js";
+import { type LineSpan, linesContaining, replaceOnLines } from "./redact-lines.js";
 import { looksMasked, maskToken } from "./redact-mask.js";
 import { secretStrength, shouldMaskValue } from "./redact-names.js";
 import { maskKnownTokens } from "./redact-tokens.js";
@@ -36,7 +37,7 @@ const AUTH_HEADER =
  * A phone number in E.164 form: `+`, a non-zero digit and 6 to 14 more. A longer digit run or
  * one running on into letters (an id, a hex string) is no phone number.
  */
-const E164_PHONE = /\+[1-9][0-9]{6,14}(?![A-Za-z0-9])/g;
+const E164_PHONE = /\+[1-9][0-9]{6,14}(?![A-Za-z0-9])/y;
 
 /** Keeps the first and last 4 characters of a phone number, 2 when it has 8 or fewer: `+141****2671`. */
 function maskPhone(phone: string): string {
@@ -54,12 +55,41 @@ function mentionsAuthScheme(text: string): boolean {
   return lower.includes("bearer") || lower.includes("basic") || lower.includes("token");
 }
 
+/** The lines that may hold a URL credential: both URL patterns need `://` and an `@` and hold no white space. */
+function urlLines(text: string): LineSpan[] {
+  if (!text.includes("@")) return [];
+  return linesContaining(text, "://").filter(([start, end]) => text.slice(start, end).includes("@"));
+}
+
 function maskUrlCredentials(text: string): string {
-  return text
-    .replace(URL_CREDENTIALS, (_m: string, scheme: string, user: string, password: string) =>
+  const lines = urlLines(text);
+  if (lines.length === 0) return text;
+  const out = replaceOnLines(
+    text,
+    lines,
+    URL_CREDENTIALS,
+    (_m: string, scheme: string, user: string, password: string) =>
       looksMasked(password) ? `${scheme}${user}:${password}@` : `${scheme}${user}:***@`,
-    )
-    .replace(URL_BARE_TOKEN, (_m: string, scheme: string, token: string) => `${scheme}${maskValue(token)}`);
+  );
+  const maskBare = (_m: string, scheme: string, token: string) => `${scheme}${maskValue(token)}`;
+  return replaceOnLines(out, out === text ? lines : urlLines(out), URL_BARE_TOKEN, maskBare);
+}
+
+/** Masks phone numbers; a match can only start at a `+`, so the pattern is tried at each one. */
+function maskPhones(text: string): string {
+  let out = "";
+  let copied = 0;
+  for (let at = text.indexOf("+"); at !== -1; at = text.indexOf("+", at + 1)) {
+    const next = text.charCodeAt(at + 1);
+    if (next < 49 || next > 57) continue;
+    E164_PHONE.lastIndex = at;
+    const phone = E164_PHONE.exec(text)?.[0];
+    if (phone === undefined) continue;
+    out += text.slice(copied, at) + maskPhone(phone);
+    copied = at + phone.length;
+    at = copied - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 function maskAuthorization(text: string): string {
@@ -89,7 +119,7 @@ export function redactSecrets(text: string): string {
   out = maskAssignments(out);
   out = maskAuthorization(out);
   out = maskKnownTokens(out);
-  return out.includes("+") ? out.replace(E164_PHONE, maskPhone) : out;
+  return maskPhones(out);
 }
 
 /**

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { redactSecrets, TOKEN_SHAPES } from "../../src/util/redact.js";
+import { SHORTEST_TOKEN } from "../../src/util/redact-split.js";
 
 const TAIL = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0";
 /** The 58 characters of an age key body, from the bech32 alphabet. */
@@ -126,16 +127,30 @@ function passesRunOn(text: string): string[] {
 }
 
 test("text without any pass's literal runs no pass at all; each literal brings its own pass back", () => {
-  for (const text of ["hello world", "The build finished in 12 seconds.\nAll 48 files were formatted."]) {
+  for (const text of [
+    "hello world",
+    "The build finished in 12 seconds.\nAll 48 files were formatted.",
+    // A name pass needs a secret word on the line.
+    "a = b\nsay 'hi'",
+  ]) {
     assert.deepEqual(passesRunOn(text), [], text);
+  }
+  // A URL pass needs an `@` on the line of the `://`, a YAML pass a secret word on the line.
+  const colonPasses = /:\\\/\\\/|\[ \\t\]\*:/;
+  for (const text of ["see https://example.com\nmail me@example.com", "note: hi"]) {
+    assert.deepEqual(
+      passesRunOn(text).filter((source) => colonPasses.test(source)),
+      [],
+      text,
+    );
   }
   const triggers: Array<[string, RegExp]> = [
     ["-----BEGIN PRIVATE KEY-----", /PRIVATE KEY/],
-    ["see https://example.com", /:\\\/\\\//],
-    ["a = b", /=/],
-    ['say "hi"', /\["'\]/],
-    ["say 'hi'", /\["'\]/],
-    ["note: hi", /\[ \\t\]\*:/],
+    ["see https://me@example.com", /:\\\/\\\//],
+    ["api_key = b", /=/],
+    ['say "token"', /\["'\]/],
+    ["say 'token'", /\["'\]/],
+    ["token: hi", /\[ \\t\]\*:/],
     ["bearer", /Bearer\|Basic\|Token/],
     ["basic", /Bearer\|Basic\|Token/],
     ["token", /Bearer\|Basic\|Token/],
@@ -151,5 +166,16 @@ test("text without any pass's literal runs no pass at all; each literal brings i
     for (const word of keywords) {
       assert.ok(passesRunOn(`x ${word} y`).includes(pattern.source), word);
     }
+  });
+});
+
+test("no token shape matches fewer characters than the split-token search looks at", () => {
+  TOKEN_SHAPES.forEach(({ pattern }, i) => {
+    const example = EXAMPLES[i]!;
+    let shortest = example.length;
+    for (let length = example.length; length > 0; length--) {
+      if (matches(pattern, example.slice(0, length))) shortest = length;
+    }
+    assert.ok(shortest >= SHORTEST_TOKEN, `${pattern.source} matches ${example.slice(0, shortest)}`);
   });
 });
