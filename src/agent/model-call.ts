@@ -155,7 +155,7 @@ export async function callModel(
   const state = newRecoveryState();
   for (;;) {
     const route = routes[state.routeIndex]!;
-    const request = amendRequest(buildRequest(route), state);
+    const request = amendRequest(buildRequest(route), state, route);
     // One signal per attempt: fetch leaves its abort listener on the signal it is given, so
     // handing it the turn's signal would pile up a listener per call over a long turn.
     const attempt = new AbortController();

@@ -47,7 +47,14 @@ export function abortGuidance(classified: ClassifiedError, route: ModelRoute, di
     case "content_policy_blocked":
       return `${where} refused the request under its content policy: rephrase the request or pick another model.`;
     case "thinking_signature":
+    case "invalid_encrypted_content":
       return `${where} rejected the reasoning blocks of earlier turns even after they were removed: start a new session (/new).`;
+    case "multimodal_tool_content_unsupported":
+      return `${where} accepts only plain text in tool results and refused this request even so: pick another model (/model) ${FALLBACK_HINT}.`;
+    case "reasoning_mandatory":
+      return `${where} cannot run with reasoning turned off: remove reasoning_effort: none (agent.reasoning_effort in config.yaml) or pick another model.`;
+    case "oauth_long_context_beta_forbidden":
+      return `${where}: this subscription does not include the 1M-token context beta: use an API key (hermes auth add anthropic) or a model with the standard context.`;
     case "llama_cpp_grammar_pattern":
       return `${where} (llama.cpp) cannot compile a tool schema pattern: update the server or disable the tool's toolset.`;
     case "format_error":

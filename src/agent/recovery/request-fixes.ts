@@ -3,7 +3,7 @@
  * request (the agent's history is never mutated) and whether anything changed, so a step that
  * would resend the same bytes can stand aside for the next one.
  */
-import type { LlmRequest } from "../../llm/types.js";
+import type { ContentPart, LlmRequest, Message } from "../../llm/types.js";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -45,12 +45,13 @@ export function sanitizeInvalidText(request: LlmRequest): Fixed {
 
 /**
  * Drops provider reasoning artefacts (thinking blocks and their signatures, reasoning details,
- * encrypted reasoning items) from every message; the visible reasoning text stays.
+ * encrypted reasoning items) from every message, or from those in `only`; the visible
+ * reasoning text stays.
  */
-export function stripReasoningContinuity(request: LlmRequest): Fixed {
+export function stripReasoningContinuity(request: LlmRequest, only?: WeakSet<Message>): Fixed {
   let changed = false;
   const messages = request.messages.map((message) => {
-    if (message.reasoningContinuity === undefined) return message;
+    if (message.reasoningContinuity === undefined || (only && !only.has(message))) return message;
     changed = true;
     const { reasoningContinuity: _dropped, ...rest } = message;
     return rest;
@@ -62,4 +63,50 @@ export function stripReasoningContinuity(request: LlmRequest): Fixed {
 export function capOutputTokens(request: LlmRequest, cap: number): Fixed {
   if (request.maxTokens !== undefined && request.maxTokens <= cap) return { request, changed: false };
   return { request: { ...request, maxTokens: cap }, changed: true };
+}
+
+/** What stands in a tool result for images a provider takes only as text. */
+export function imagesLeftOutNote(count: number): string {
+  return `[${count === 1 ? "an image" : `${count} images`} left out: this model takes only text in tool results]`;
+}
+
+/** Tool results made of parts become text: their text parts joined, and a note for the images. */
+export function textOnlyToolResults(request: LlmRequest): Fixed {
+  let changed = false;
+  const messages = request.messages.map((message): Message => {
+    if (message.role !== "tool" || !Array.isArray(message.content)) return message;
+    changed = true;
+    const parts: ContentPart[] = message.content;
+    const texts = parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
+    const images = parts.length - texts.length;
+    if (images > 0) texts.push(imagesLeftOutNote(images));
+    return { ...message, content: texts.join("\n") };
+  });
+  return { request: changed ? { ...request, messages } : request, changed };
+}
+
+function turnsReasoningOff(value: unknown): boolean {
+  if (value === "none") return true;
+  if (value === null || typeof value !== "object") return false;
+  const fields = value as Record<string, unknown>;
+  return fields.enabled === false || fields.effort === "none" || fields.type === "disabled";
+}
+
+/** The request without what turns reasoning off (effort `none`, `reasoning: {enabled: false}`, disabled thinking). */
+export function withoutReasoningOff(request: LlmRequest): Fixed {
+  let out = request;
+  if (request.reasoningEffort === "none") {
+    const { reasoningEffort: _dropped, ...rest } = out;
+    out = rest;
+  }
+  const extra = request.extraBody;
+  if (extra) {
+    const kept = Object.fromEntries(
+      Object.entries(extra).filter(
+        ([key, value]) => !(["reasoning", "reasoning_effort", "thinking"].includes(key) && turnsReasoningOff(value)),
+      ),
+    );
+    if (Object.keys(kept).length < Object.keys(extra).length) out = { ...out, extraBody: kept };
+  }
+  return { request: out, changed: out !== request };
 }

@@ -3,11 +3,17 @@
  * A step that can help changes the call's state (or the route) and answers true: the call is
  * retried. Steps read only the classified error's reason and flags, never its text.
  *
- *  1. sanitize invalid text      6. compress the conversation
- *  2. refresh the credential     7. rebuild the transport
- *  3. strip thinking signatures  8. switch to a fallback route
- *  4. rotate the credential      9. back off and retry
- *  5. cap the output tokens     (10. abort with guidance, in the caller)
+ *  1. sanitize invalid text        7. compress the conversation
+ *  2. refresh the credential       8. rebuild the transport
+ *  3. leave out what the route     9. switch to a fallback route
+ *     refused (reasoning blocks,  10. back off and retry
+ *     tool images, reasoning off) (11. abort with guidance, in the caller)
+ *  4. rotate the credential
+ *  5. cap the output tokens
+ *
+ * What a route refused stays left out of its later requests for the rest of the session
+ * (`ModelRoute.refused`). A refusal that leaving something out cannot answer is not retried
+ * on the same route: the same request would only be refused again.
  */
 import type { ClassifiedError, FailoverReason } from "../../llm/errors.js";
 import type { FailureDiagnosis } from "../../llm/failure-cause.js";
@@ -15,8 +21,14 @@ import type { LlmRequest } from "../../llm/types.js";
 import { backoffDelayMs, sleepWithSignal } from "../../util/backoff.js";
 import { log } from "../../util/log.js";
 import type { AgentEmitter, StatusKind } from "../events.js";
-import { capOutputTokens, sanitizeInvalidText, stripReasoningContinuity } from "./request-fixes.js";
-import type { ModelRoute, RetryPolicy } from "./types.js";
+import {
+  capOutputTokens,
+  sanitizeInvalidText,
+  stripReasoningContinuity,
+  textOnlyToolResults,
+  withoutReasoningOff,
+} from "./request-fixes.js";
+import type { ModelRoute, RetryPolicy, RouteRefusals } from "./types.js";
 
 /** Compression passes allowed within one call. */
 const MAX_COMPRESSIONS = 2;
@@ -28,13 +40,21 @@ const MIN_USEFUL_OUTPUT = 256;
 /** Failures a provider reports when it cannot decode the text it was sent. */
 const ENCODING_SUSPECTS = new Set<FailoverReason>(["format_error", "unknown", "server_error"]);
 
+/** A part of the request the route refuses; resending it unchanged cannot succeed. */
+const REFUSALS = new Set<FailoverReason>([
+  "thinking_signature",
+  "invalid_encrypted_content",
+  "multimodal_tool_content_unsupported",
+  "reasoning_mandatory",
+  "oauth_long_context_beta_forbidden",
+]);
+
 /** What recovery has done so far within one call; fixes persist for the call's later attempts. */
 export interface RecoveryState {
   routeIndex: number;
   attempt: number;
   compressions: number;
   sanitizeText: boolean;
-  stripReasoning: boolean;
   maxTokensCap: number | undefined;
   refreshed: Set<ModelRoute>;
   rebuilt: Set<ModelRoute>;
@@ -46,18 +66,28 @@ export function newRecoveryState(): RecoveryState {
     attempt: 0,
     compressions: 0,
     sanitizeText: false,
-    stripReasoning: false,
     maxTokensCap: undefined,
     refreshed: new Set(),
     rebuilt: new Set(),
   };
 }
 
-/** The request as recovery has amended it so far. */
-export function amendRequest(request: LlmRequest, state: RecoveryState): LlmRequest {
+function refusalsOf(route: ModelRoute): RouteRefusals {
+  route.refused ??= { reasoningOf: new WeakSet(), toolResultImages: false, reasoningOff: false };
+  return route.refused;
+}
+
+/** The request to `route` as recovery has amended it so far, in this call and earlier ones. */
+export function amendRequest(request: LlmRequest, state: RecoveryState, route: ModelRoute): LlmRequest {
   let out = request;
+  // First, while the messages are still the history's own objects (see dropRejectedReasoning).
+  const refused = route.refused;
+  if (refused) {
+    out = stripReasoningContinuity(out, refused.reasoningOf).request;
+    if (refused.toolResultImages) out = textOnlyToolResults(out).request;
+    if (refused.reasoningOff) out = withoutReasoningOff(out).request;
+  }
   if (state.sanitizeText) out = sanitizeInvalidText(out).request;
-  if (state.stripReasoning) out = stripReasoningContinuity(out).request;
   if (state.maxTokensCap !== undefined) out = capOutputTokens(out, state.maxTokensCap).request;
   return out;
 }
@@ -105,11 +135,32 @@ const refreshCredential: Step = async (f) => {
   return announce(f, "retry", `${route.provider}: refreshed the credential`);
 };
 
-const stripThinkingSignatures: Step = (f) => {
-  if (f.classified.reason !== "thinking_signature" || f.state.stripReasoning) return false;
-  if (!stripReasoningContinuity(f.request).changed) return false;
-  f.state.stripReasoning = true;
-  return announce(f, "retry", "the provider rejected earlier reasoning blocks; retrying without them");
+/**
+ * Thinking signatures or encrypted reasoning the route cannot verify (made under another key,
+ * model or account): the messages carrying them are sent to it without them from now on.
+ */
+const dropRejectedReasoning: Step = (f) => {
+  const { reason } = f.classified;
+  if (reason !== "thinking_signature" && reason !== "invalid_encrypted_content") return false;
+  const carrying = f.request.messages.filter((message) => message.reasoningContinuity !== undefined);
+  if (carrying.length === 0) return false;
+  const refused = refusalsOf(routeOf(f));
+  for (const message of carrying) refused.reasoningOf.add(message);
+  return announce(f, "retry", "the provider rejected the reasoning blocks of earlier turns; retrying without them");
+};
+
+const textToolResults: Step = (f) => {
+  if (f.classified.reason !== "multimodal_tool_content_unsupported") return false;
+  if (!textOnlyToolResults(f.request).changed) return false;
+  refusalsOf(routeOf(f)).toolResultImages = true;
+  return announce(f, "retry", "the model takes only text in tool results; retrying with images left out of them");
+};
+
+const keepReasoningOn: Step = (f) => {
+  if (f.classified.reason !== "reasoning_mandatory") return false;
+  if (!withoutReasoningOff(f.request).changed) return false;
+  refusalsOf(routeOf(f)).reasoningOff = true;
+  return announce(f, "retry", "this model cannot turn reasoning off; retrying with its default reasoning");
 };
 
 const rotateCredential: Step = async (f) => {
@@ -171,6 +222,7 @@ const switchToFallback: Step = (f) => {
   const hopeless = f.diagnosis?.retryable === false;
   const switchNow =
     hopeless ||
+    REFUSALS.has(classified.reason) ||
     (classified.shouldFallback && eager) ||
     (classified.retryable && state.attempt >= retryLimit(classified, policy));
   if (!switchNow) return false;
@@ -188,7 +240,8 @@ const switchToFallback: Step = (f) => {
 const backOff: Step = async (f) => {
   const { classified, state, policy } = f;
   const limit = retryLimit(classified, policy);
-  if (!classified.retryable || f.diagnosis?.retryable === false || state.attempt >= limit) return false;
+  if (!classified.retryable || REFUSALS.has(classified.reason)) return false;
+  if (f.diagnosis?.retryable === false || state.attempt >= limit) return false;
   const retryAfterMs = classified.retryAfterSeconds !== undefined ? classified.retryAfterSeconds * 1000 : undefined;
   // A limit that lifts only after longer than the longest wait (a daily quota) cannot be
   // waited out here: waiting the capped time and failing again would only delay the message.
@@ -214,7 +267,9 @@ const backOff: Step = async (f) => {
 export const RECOVERY_STEPS: readonly Step[] = [
   sanitizeText,
   refreshCredential,
-  stripThinkingSignatures,
+  dropRejectedReasoning,
+  textToolResults,
+  keepReasoningOn,
   rotateCredential,
   capOutput,
   compress,

@@ -1,6 +1,19 @@
 /** Shapes shared by the model call and its recovery steps. */
 import type { ClassifiedError } from "../../llm/errors.js";
-import type { Transport } from "../../llm/types.js";
+import type { Message, Transport } from "../../llm/types.js";
+
+/**
+ * What a route has refused in a request during this session, so that later requests to it
+ * leave that out at once instead of failing first each time.
+ */
+export interface RouteRefusals {
+  /** Messages whose reasoning artefacts (thinking signatures, encrypted reasoning) it rejected. */
+  reasoningOf: WeakSet<Message>;
+  /** Images in tool results: it takes only text there. */
+  toolResultImages: boolean;
+  /** A request that turns reasoning off: the model always reasons. */
+  reasoningOff: boolean;
+}
 
 /** A provider + model the agent can call; the first route is the primary, the rest are fallbacks. */
 export interface ModelRoute {
@@ -18,6 +31,8 @@ export interface ModelRoute {
   rebuildTransport?: (error: ClassifiedError) => Promise<Transport>;
   /** Largest context window of this route, when known. */
   contextLength?: number;
+  /** Filled in by recovery when the route rejects part of a request. */
+  refused?: RouteRefusals;
 }
 
 export interface RetryPolicy {
