@@ -5,7 +5,7 @@ import { callModel, ModelCallError, type ModelRoute } from "../../src/agent/mode
 import { createTransport } from "../../src/llm/providers.js";
 import type { LlmRequest, Message } from "../../src/llm/types.js";
 import { startFakeProvider } from "../fake-provider/server.js";
-import type { FakeProvider, RecordedRequest, ScriptStep } from "../fake-provider/types.js";
+import type { FakeProvider, RecordedRequest, ScriptedTurn, ScriptStep } from "../fake-provider/types.js";
 import { createHarness } from "../helpers/agent-harness.js";
 
 const FAST = { maxRetries: 3, baseMs: 1, capMs: 2 };
@@ -29,7 +29,7 @@ async function call(routes: ModelRoute[], messages: Message[], events: AgentEven
   });
 }
 
-function refuse(message: string): ScriptStep {
+function refuse(message: string): ScriptedTurn {
   return { fault: { kind: "status", status: 400, message } };
 }
 
