@@ -69,6 +69,7 @@ export async function assembleTools(
     approvals,
     terminalTimeoutSeconds: config.terminal.timeout,
     allowKeepAlive: config.terminal.allow_keep_alive,
+    persistentShell: config.terminal.persistent_shell,
     codeExecution: {
       timeoutSeconds: config.code_execution.timeout,
       maxToolCalls: config.code_execution.max_tool_calls,

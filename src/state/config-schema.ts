@@ -344,6 +344,8 @@ export const configSchema = z.object(
       shell_init_files: stringList(),
       /** With no shell_init_files: source ~/.profile, ~/.bash_profile and ~/.bashrc that way. */
       auto_source_bashrc: bool(true),
+      /** A session's next command starts where its last one ended (after cd) with the variables it exported. */
+      persistent_shell: bool(true),
     }),
     /** $HERMES_HOME/logs/agent.log and errors.log. */
     logging: section({

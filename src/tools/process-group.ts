@@ -34,11 +34,19 @@ export function withholdFromCommands(names: Iterable<string>): void {
   withheld = new Set(names);
 }
 
+export function isWithheldFromCommands(name: string): boolean {
+  return withheld.has(name);
+}
+
+/** Set for every command: no pager or password prompt may wait for a key nobody will press. */
+const FORCED = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+export const FORCED_COMMAND_VARIABLES: ReadonlySet<string> = new Set(Object.keys(FORCED));
+
 /** Environment for commands run on the model's behalf: no agent keys, no pagers that would wait for a key. */
 export function commandEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) if (!withheld.has(name)) env[name] = value;
-  return { ...env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+  return { ...env, ...FORCED };
 }
 
 export function spawnShell(command: string, options: ShellOptions): ChildProcess {

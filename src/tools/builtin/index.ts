@@ -22,6 +22,8 @@ export interface BuiltinToolsDeps {
   terminalTimeoutSeconds?: number;
   /** `terminal.allow_keep_alive`. */
   allowKeepAlive?: boolean;
+  /** `terminal.persistent_shell` (default on). */
+  persistentShell?: boolean;
   /** `web.backend`. */
   webBackend?: string;
   /** `web.allow_private_urls`. */
@@ -47,6 +49,7 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     ...(deps.terminalTimeoutSeconds ? { defaultTimeoutSeconds: deps.terminalTimeoutSeconds } : {}),
     ...(deps.allowKeepAlive ? { allowKeepAlive: true } : {}),
+    ...(deps.persistentShell === false ? { persistentShell: false } : {}),
     ...(deps.terminalOutputChars ? { maxOutputChars: deps.terminalOutputChars } : {}),
   });
   registerProcessTools(registry, { processManager, ...(deps.approvals ? { approvals: deps.approvals } : {}) });

@@ -4,15 +4,23 @@
  * manager). Every command passes the approval policy first.
  */
 
+import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { isDirectory } from "../../util/fs-kind.js";
 import { z } from "../../util/schema/index.js";
 import { ApprovalPolicy } from "../approval/policy.js";
 import { cleanTerminalOutput, HeadTailBuffer } from "../output-capture.js";
-import { exitCodeOf, spawnShell, superviseChild } from "../process-group.js";
+import { exitCodeOf, spawnGroup, spawnShell, superviseChild } from "../process-group.js";
 import { defaultProcessManager, type ProcessManager } from "../process-manager.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { shellCommandEnv } from "../shell-init.js";
+import {
+  recordShellState,
+  type SessionShellState,
+  shellStateFor,
+  withSessionEnv,
+  wrapForState,
+} from "../shell-state.js";
 
 export const DEFAULT_TERMINAL_TIMEOUT_SECONDS = 180;
 export const MAX_FOREGROUND_TIMEOUT_SECONDS = 600;
@@ -34,6 +42,11 @@ export interface TerminalDeps {
   killGraceMs?: number;
   /** `terminal.allow_keep_alive`: background processes may outlive hermes when asked to. */
   allowKeepAlive?: boolean;
+  /**
+   * `terminal.persistent_shell` (default on): a session's next command starts in the directory
+   * and with the exported variables its last one ended with (see tools/shell-state.ts).
+   */
+  persistentShell?: boolean;
 }
 
 export const terminalParameters = z.object({
@@ -65,13 +78,15 @@ export interface TerminalResult {
   output: string;
   exit_code: number;
   error?: string;
+  /** Where the session's next command will run, when that is not its working directory. */
+  cwd?: string;
   session_id?: string;
   pid?: number | null;
 }
 
 const DESCRIPTION = [
-  "Run a bash command in the working directory.",
-  "Returns JSON {output, exit_code, error?}: stdout and stderr merged, long output cut in the middle.",
+  "Run a bash command. The directory after cd and exported variables carry over to the next command; workdir is for one command.",
+  "Returns JSON {output, exit_code, error?, cwd?}: stdout and stderr merged, long output cut in the middle; cwd when not the working directory.",
   "Destructive commands need the user's approval; some are refused.",
   "Long jobs: background=true, then the process tool. Read and edit files with the file tools.",
 ].join(" ");
@@ -108,7 +123,14 @@ export async function runTerminal(
       `timeout ${timeout}s is above the foreground limit of ${maxTimeout}s; run it with background=true and notify_on_complete=true instead`,
     );
   }
-  const cwd = args.workdir ? resolve(ctx.cwd, args.workdir) : ctx.cwd;
+  const shell = deps.persistentShell !== false && ctx.sessionId ? shellStateFor(ctx.sessionId) : undefined;
+  let note = "";
+  if (shell?.cwd && !isDirectory(shell.cwd)) {
+    note = `[${shell.cwd}, where the last command ended, no longer exists: running in ${ctx.cwd}]\n`;
+    shell.cwd = undefined;
+  }
+  const here = shell?.cwd ?? ctx.cwd;
+  const cwd = args.workdir ? resolve(here, args.workdir) : here;
   if (!isDirectory(cwd)) return fail(`working directory does not exist: ${cwd}`);
 
   const policy = (ctx.services?.approvals as ApprovalPolicy | undefined) ?? deps.approvals ?? new ApprovalPolicy();
@@ -126,12 +148,16 @@ export async function runTerminal(
     return startBackground(
       command,
       cwd,
-      { notify: args.notify_on_complete === true, keepAlive: args.keep_alive === true },
+      { notify: args.notify_on_complete === true, keepAlive: args.keep_alive === true, shell },
       ctx,
       deps,
     );
   }
-  return runForeground(command, cwd, timeout, ctx.signal, deps);
+  const carry = shell ? { state: shell, sessionCwd: ctx.cwd, keepCwd: !args.workdir } : undefined;
+  const result = await runForeground(command, cwd, timeout, ctx.signal, { ...deps, ...(carry ? { carry } : {}) });
+  if (note) result.output = note + result.output;
+  if (shell?.cwd) result.cwd = shell.cwd;
+  return result;
 }
 
 function foregroundLimitFromEnv(): number | undefined {
@@ -142,11 +168,12 @@ function foregroundLimitFromEnv(): number | undefined {
 async function startBackground(
   command: string,
   cwd: string,
-  { notify, keepAlive }: { notify: boolean; keepAlive: boolean },
+  { notify, keepAlive, shell }: { notify: boolean; keepAlive: boolean; shell: SessionShellState | undefined },
   ctx: ToolContext,
   deps: TerminalDeps,
 ): Promise<TerminalResult> {
-  const env = await shellCommandEnv();
+  const base = await shellCommandEnv();
+  const env = shell ? withSessionEnv(base, shell) : base;
   const manager =
     (ctx.services?.processManager as ProcessManager | undefined) ?? deps.processManager ?? defaultProcessManager();
   const notifier = ctx.services?.notify as ((text: string) => void) | undefined;
@@ -171,20 +198,34 @@ async function startBackground(
   return { output, exit_code: 0, session_id: info.session_id, pid: info.pid };
 }
 
+/** A session's shell state for a foreground command to start from and update. */
+export interface CarriedShell {
+  state: SessionShellState;
+  /** The session's working directory. */
+  sessionCwd: string;
+  /** False for a one-off `workdir`: the directory the command ends in is not kept. */
+  keepCwd: boolean;
+}
+
 export async function runForeground(
   command: string,
   cwd: string,
   timeoutSeconds: number,
   signal: AbortSignal,
-  deps: Pick<TerminalDeps, "maxOutputChars" | "killGraceMs"> = {},
+  deps: Pick<TerminalDeps, "maxOutputChars" | "killGraceMs"> & { carry?: CarriedShell } = {},
 ): Promise<TerminalResult> {
   if (signal.aborted) return fail("Command not started: the turn was interrupted", EXIT_INTERRUPTED);
   const limit = deps.maxOutputChars ?? DEFAULT_TERMINAL_OUTPUT_CHARS;
   // The end of the output (errors, summaries) usually matters more than the start.
   const buffer = new HeadTailBuffer(Math.floor(limit * 0.4), Math.floor(limit * 0.6));
-  const env = await shellCommandEnv();
+  const { carry } = deps;
+  const base = await shellCommandEnv();
+  const env = carry ? withSessionEnv(base, carry.state) : base;
   if (signal.aborted) return fail("Command not started: the turn was interrupted", EXIT_INTERRUPTED);
-  const child = spawnShell(command, { cwd, env, stdin: "ignore" });
+  const wrapped = carry ? wrapForState(command) : undefined;
+  const child = wrapped
+    ? spawnGroup("bash", ["-c", ...wrapped.args], { cwd, env, stdin: "ignore" })
+    : spawnShell(command, { cwd, env, stdin: "ignore" });
   child.stdout?.setEncoding("utf8");
   child.stderr?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => buffer.append(chunk));
@@ -196,6 +237,11 @@ export async function runForeground(
       graceMs: deps.killGraceMs,
     });
     const output = cleanTerminalOutput(buffer.text());
+    if (wrapped && carry) {
+      // A stopped command's file may hold nothing, or a state it never really reached: dropped.
+      if (exit.stopReason) rmSync(wrapped.stateFile, { force: true });
+      else recordShellState(carry.state, wrapped.stateFile, env, carry.sessionCwd, carry.keepCwd);
+    }
     if (exit.stopReason === "timeout") {
       return {
         output,
