@@ -22,6 +22,8 @@ const MODULES = {
       "src/util/redact-names.ts",
       "src/util/redact-assign.ts",
       "src/util/redact-mask.ts",
+      "src/util/redact-lines.ts",
+      "src/util/redact-split.ts",
     ],
     tests: ["test/util/redact"],
   },
