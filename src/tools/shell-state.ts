@@ -31,13 +31,14 @@ const SHELL_OWN = new Set(["PWD", "OLDPWD", "SHLVL", "_", "BASH_ENV"]);
 
 /**
  * Runs the command (`$2`) in this shell, then writes `$PWD`, a NUL and each exported variable
- * as NAME=value and a NUL to `$1`, with bash built-ins only, and exits with the command's status.
+ * as NAME=value and a NUL to `$1`, with bash built-ins only (called as such, so a function the
+ * command defined cannot stand in for them), and exits with the command's status.
  */
 const WRAPPER = `__hermes_state=$1; __hermes_cmd=$2; set --
 eval "$__hermes_cmd"
 __hermes_status=$?
 set +eu; IFS=$' \\t\\n'
-{ printf '%s\\0' "$PWD"; for __hermes_name in $(compgen -e); do printf '%s=%s\\0' "$__hermes_name" "\${!__hermes_name}"; done; } > "$__hermes_state" 2>/dev/null
+{ builtin printf '%s\\0' "$PWD"; for __hermes_name in $(builtin compgen -e); do builtin printf '%s=%s\\0' "$__hermes_name" "\${!__hermes_name}"; done; } > "$__hermes_state" 2>/dev/null
 exit $__hermes_status`;
 
 let stateDir: string | undefined;

@@ -173,3 +173,9 @@ test("inside the sandbox the state carries over the same way", async (t) => {
     configureSandbox(undefined);
   }
 });
+
+test("a command that defines functions named like the built-ins the state is written with still carries over", async () => {
+  const { run, cwd } = session();
+  await run({ command: "printf() { :; }; compgen() { :; }; cd sub; export SHADOWED=no" });
+  assert.equal((await run({ command: 'pwd; echo "$SHADOWED"' })).output.trim(), `${join(cwd, "sub")}\nno`);
+});
