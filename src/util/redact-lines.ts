@@ -5,6 +5,9 @@
  * where one scan for the words and a few short lines cost a fraction of that.
  */
 
+/** What starting the pattern on one more line costs, in characters of text it could scan instead. */
+const PER_LINE_COST = 64;
+
 // The replacer String.prototype.replace calls: the match, its groups, the offset, the whole string.
 // biome-ignore lint/suspicious/noExplicitAny: groups may be undefined, so their types vary per pattern
 export type Replacer = (match: string, ...rest: any[]) => string;
@@ -49,6 +52,11 @@ export function linesContaining(text: string, piece: string): LineSpan[] {
  * the start, both of which end a name.
  */
 export function replaceOnLines(text: string, lines: readonly LineSpan[], pattern: RegExp, replacer: Replacer): string {
+  if (lines.length === 0) return text;
+  // When most of the text is on such lines, one pass over all of it costs less than a pass per line.
+  let covered = 0;
+  for (const [start, end] of lines) covered += end - start + PER_LINE_COST;
+  if (covered > text.length) return text.replace(pattern, replacer);
   let out = "";
   let copied = 0;
   let changed = false;

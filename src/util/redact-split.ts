@@ -40,26 +40,19 @@ function isRunCode(code: number): boolean {
   return isTokenCode(code) || isControlCode(code);
 }
 
-/**
- * The runs searched, without their controls, joined by spaces. Each piece of `joined` copied from
- * `text` in one go starts at `starts[n]` there and at `from[n]` in `text`.
- */
-interface JunctionRuns {
-  joined: string;
-  starts: number[];
-  from: number[];
+/** A run searched: `text[start, end)`, which begins at `offset` in the joined runs. */
+interface Run {
+  start: number;
+  end: number;
+  offset: number;
+  /** For each control in the run, how many kept characters precede it; built on the first lookup. */
+  keptBefore?: number[];
 }
 
-/** Where the character at `index` of the joined runs is in the original text. */
-function originOf(runs: JunctionRuns, index: number): number {
-  let lo = 0;
-  let hi = runs.starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (runs.starts[mid]! <= index) lo = mid;
-    else hi = mid - 1;
-  }
-  return runs.from[lo]! + (index - runs.starts[lo]!);
+/** The runs searched, each without its controls, joined by spaces. */
+interface JunctionRuns {
+  joined: string;
+  runs: Run[];
 }
 
 /** No token shape matches fewer characters (`sk-`, `hf_`, `fc-`, `eyJ` and ten more); shorter runs are not searched. */
@@ -67,19 +60,40 @@ export const SHORTEST_TOKEN = 13;
 
 /** A token character, controls, and a token character after them. */
 const JUNCTION = /[A-Za-z0-9_.-][\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\u2060\ufeff]+(?=[A-Za-z0-9_.-])/g;
+const CONTROLS = /[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\u2060\ufeff]/;
+
+/** Where the character at `index` of the joined runs is in `text` (looked up only for matches). */
+function originOf(text: string, runs: JunctionRuns, index: number): number {
+  let lo = 0;
+  let hi = runs.runs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (runs.runs[mid]!.offset <= index) lo = mid;
+    else hi = mid - 1;
+  }
+  const run = runs.runs[lo]!;
+  if (!run.keptBefore) {
+    run.keptBefore = [];
+    for (let at = run.start; at < run.end; at++) {
+      if (isControlCode(text.charCodeAt(at))) run.keptBefore.push(at - run.start - run.keptBefore.length);
+    }
+  }
+  // Non-decreasing, so the controls before the kept character are found by binary search.
+  const kept = index - run.offset;
+  let before = 0;
+  let after = run.keptBefore.length;
+  while (before < after) {
+    const mid = (before + after) >> 1;
+    if (run.keptBefore[mid]! <= kept) before = mid + 1;
+    else after = mid;
+  }
+  return run.start + kept + before;
+}
 
 function junctionRuns(text: string): JunctionRuns | undefined {
   const pieces: string[] = [];
-  const starts: number[] = [];
-  const from: number[] = [];
+  const runs: Run[] = [];
   let length = 0;
-  const copy = (start: number, end: number) => {
-    if (end <= start) return;
-    pieces.push(text.slice(start, end));
-    starts.push(length);
-    from.push(start);
-    length += end - start;
-  };
   JUNCTION.lastIndex = 0;
   for (let found = JUNCTION.exec(text); found !== null; found = JUNCTION.exec(text)) {
     let start = found.index;
@@ -90,19 +104,16 @@ function junctionRuns(text: string): JunctionRuns | undefined {
     let controls = 0;
     for (let k = start; k < end; k++) if (isControlCode(text.charCodeAt(k))) controls++;
     if (end - start - controls < SHORTEST_TOKEN) continue;
+    const kept = text.slice(start, end).split(CONTROLS).join("");
     if (length > 0) {
       pieces.push(" ");
       length++;
     }
-    let piece = start;
-    for (let k = start; k < end; k++) {
-      if (!isControlCode(text.charCodeAt(k))) continue;
-      copy(piece, k);
-      piece = k + 1;
-    }
-    copy(piece, end);
+    runs.push({ start, end, offset: length });
+    pieces.push(kept);
+    length += kept.length;
   }
-  return length === 0 ? undefined : { joined: pieces.join(""), starts, from };
+  return length === 0 ? undefined : { joined: pieces.join(""), runs };
 }
 
 /**
@@ -125,8 +136,8 @@ export function maskSplitTokens(
   for (const shape of shapes) {
     if (shape.mask || !shape.keywords.some((word) => present.has(word))) continue;
     for (const m of runs.joined.matchAll(shape.pattern)) {
-      const start = originOf(runs, m.index);
-      const end = originOf(runs, m.index + m[0].length - 1) + 1;
+      const start = originOf(text, runs, m.index);
+      const end = originOf(text, runs, m.index + m[0].length - 1) + 1;
       if (end - start === m[0].length || startsInsideWord(shape, text, start)) continue;
       const span = text.slice(start, end);
       if (text[end] === "=") continue;

@@ -21,18 +21,32 @@ test("linesWith and linesContaining give each line holding a hit once, in order"
 });
 
 test("replaceOnLines changes only the given lines and hands the replacer line-local offsets", () => {
+  const filler = "x".repeat(200);
+  const text = `${filler}\nbeta key\n${filler}\ngamma key key\n${filler}`;
   const offsets: number[] = [];
-  const out = replaceOnLines(TEXT, linesWith(TEXT, /key/g), /key/g, (match: string, offset: number, line: string) => {
+  const out = replaceOnLines(text, linesWith(text, /key/g), /key/g, (match: string, offset: number, line: string) => {
     offsets.push(offset);
     assert.equal(line.slice(offset, offset + match.length), match);
     return "KEY";
   });
-  assert.equal(out, "alpha\nbeta KEY\n\ngamma KEY KEY\ndelta");
+  assert.equal(out, `${filler}\nbeta KEY\n${filler}\ngamma KEY KEY\n${filler}`);
   assert.deepEqual(offsets, [5, 6, 10]);
   assert.equal(
-    replaceOnLines(TEXT, [[0, 5]], /key/g, () => "x"),
-    TEXT,
+    replaceOnLines(text, [[0, 5]], /key/g, () => "x"),
+    text,
   );
+  assert.equal(
+    replaceOnLines(text, [], /x/g, () => "y"),
+    text,
+  );
+});
+
+test("when the lines make up most of the text, one pass over it gives the same result", () => {
+  const text = Array.from({ length: 50 }, (_, i) => `line ${i} key=${i}`).join("\n");
+  const lines = linesWith(text, /key/g);
+  assert.equal(lines.length, 50);
+  const upper = (match: string) => match.toUpperCase();
+  assert.equal(replaceOnLines(text, lines, /key=\d+/g, upper), text.replace(/key=\d+/g, upper));
 });
 
 test("secrets deep in a long multi-line text are found on their own lines", () => {
