@@ -126,6 +126,11 @@ export function recordShellState(
   return true;
 }
 
+/** Removes what a command that was stopped may have begun to write: it never reached a state to keep. */
+export function discardShellState(stateFile: string): void {
+  rmSync(stateFile, { force: true });
+}
+
 /** Forgets every session's state (tests, and a runtime that reconfigures the terminal). */
 export function resetShellStates(): void {
   sessions.clear();

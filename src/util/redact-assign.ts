@@ -86,20 +86,14 @@ export function maskAssignments(text: string): string {
   // Every pattern here needs a secret word in the name: a text without one has nothing to mask.
   let lines: LineSpan[] = linesWith(out, SECRET_WORD);
   if (lines.length === 0) return out;
-  const onLines = (pattern: RegExp, replacer: Replacer) => {
-    const next = replaceOnLines(out, lines, pattern, replacer);
-    if (next !== out) {
-      out = next;
-      lines = linesWith(out, SECRET_WORD);
-    }
+  // A pass that masked something moves text about: the lines are found again for the next one.
+  const adopt = (next: string) => {
+    if (next === out) return;
+    out = next;
+    lines = linesWith(out, SECRET_WORD);
   };
-  const everywhere = (pattern: RegExp, replacer: Replacer) => {
-    const next = out.replace(pattern, replacer);
-    if (next !== out) {
-      out = next;
-      lines = linesWith(out, SECRET_WORD);
-    }
-  };
+  const onLines = (pattern: RegExp, replacer: Replacer) => adopt(replaceOnLines(out, lines, pattern, replacer));
+  const everywhere = (pattern: RegExp, replacer: Replacer) => adopt(out.replace(pattern, replacer));
   if (out.includes("=")) onLines(ASSIGNMENT, maskAssignment);
   // A quoted field may put its value on the next line (`"token":\n  "..."`), so these two run over the whole text.
   if (out.includes('"') || out.includes("'")) {

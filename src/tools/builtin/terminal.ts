@@ -4,7 +4,6 @@
  * manager). Every command passes the approval policy first.
  */
 
-import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { isDirectory } from "../../util/fs-kind.js";
 import { z } from "../../util/schema/index.js";
@@ -15,6 +14,7 @@ import { defaultProcessManager, type ProcessManager } from "../process-manager.j
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { shellCommandEnv } from "../shell-init.js";
 import {
+  discardShellState,
   recordShellState,
   type SessionShellState,
   shellStateFor,
@@ -238,8 +238,7 @@ export async function runForeground(
     });
     const output = cleanTerminalOutput(buffer.text());
     if (wrapped && carry) {
-      // A stopped command's file may hold nothing, or a state it never really reached: dropped.
-      if (exit.stopReason) rmSync(wrapped.stateFile, { force: true });
+      if (exit.stopReason) discardShellState(wrapped.stateFile);
       else recordShellState(carry.state, wrapped.stateFile, env, carry.sessionCwd, carry.keepCwd);
     }
     if (exit.stopReason === "timeout") {
