@@ -1,7 +1,7 @@
 /**
  * The auxiliary client: side tasks (compression summaries, titles, vision, web extraction,
  * session search, smart approvals) run on a cheap model chosen per task from config.yaml
- * (`auxiliary.<task>.provider/model/base_url/max_tokens`). A provider that refuses for billing
+ * (`auxiliary.<task>.provider/model/base_url/api_key/max_tokens/timeout/extra_body`). A provider that refuses for billing
  * hands the task to the next one in the chain; any other failure puts that provider on a
  * cooldown and hands the task to the main model, so a broken side model never blocks a turn.
  */
@@ -113,13 +113,32 @@ export function createAuxiliaryClient(options: AuxiliaryClientOptions): Auxiliar
   };
 
   async function ask(candidate: AuxiliaryCandidate, task: AuxiliaryTask, messages: Message[], opts: CompleteOptions) {
-    const configured = options.config.auxiliary?.[task]?.max_tokens;
+    const settings = options.config.auxiliary?.[task];
+    const configured = settings?.max_tokens;
     const maxTokens = configured && configured > 0 ? configured : opts.maxTokens;
+    const timeoutSeconds = settings?.timeout ?? 0;
     const transport = await transportOf(candidate);
-    const signal = opts.signal ?? new AbortController().signal;
-    const reply = await collect(
-      transport.stream({ model: candidate.model, messages, ...(maxTokens ? { maxTokens } : {}) }, signal),
-    );
+    const limit = timeoutSeconds > 0 ? AbortSignal.timeout(timeoutSeconds * 1000) : undefined;
+    const signals = [opts.signal, limit].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : (signals[0] ?? new AbortController().signal);
+    const request = {
+      model: candidate.model,
+      messages,
+      ...(maxTokens ? { maxTokens } : {}),
+      ...(candidate.extraBody ? { extraBody: candidate.extraBody } : {}),
+    };
+    let reply: Awaited<ReturnType<typeof collect>>;
+    try {
+      reply = await collect(transport.stream(request, signal));
+    } catch (error) {
+      if (limit?.aborted && !opts.signal?.aborted) {
+        throw new AuxiliaryError(
+          `${label(candidate)} did not answer within ${timeoutSeconds}s (auxiliary.${task}.timeout)`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
     if (!reply.text.trim()) throw new Error(`${label(candidate)} returned an empty reply`);
     return reply.text;
   }

@@ -21,7 +21,16 @@ export function cleanTitle(reply: string): string {
   return title.length > MAX_TITLE_CHARS ? `${title.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…` : title;
 }
 
-export function titleWithAuxiliary(getClient: () => Promise<AuxiliaryClient>): TitleFn {
+/** The title instructions, asking for `language` when one is set (`auxiliary.title.language`). */
+export function titleInstructions(language = ""): string {
+  const wanted = language.trim();
+  return wanted ? `${TITLE_INSTRUCTIONS} Write the title in ${wanted}.` : TITLE_INSTRUCTIONS;
+}
+
+export function titleWithAuxiliary(
+  getClient: () => Promise<AuxiliaryClient>,
+  language: () => string = () => "",
+): TitleFn {
   return async (userText, reply, signal) => {
     const client = await getClient();
     // The title model may be another vendor's: keys pasted into the chat stay here.
@@ -31,7 +40,7 @@ export function titleWithAuxiliary(getClient: () => Promise<AuxiliaryClient>): T
     const answer = await client.complete(
       "title",
       [
-        { role: "system", content: TITLE_INSTRUCTIONS },
+        { role: "system", content: titleInstructions(language()) },
         { role: "user", content: excerpt },
       ],
       { maxTokens: 32, signal },

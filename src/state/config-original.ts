@@ -11,6 +11,7 @@ import { ORIGINAL_CONFIG_DEFAULTS } from "./original-config-keys.js";
 /** The original's name → ours, for settings both have under different names. */
 export const RENAMED_KEYS: Readonly<Record<string, string>> = {
   "auxiliary.title_generation": "auxiliary.title",
+  "auxiliary.background_review": "auxiliary.review",
   "security.allow_private_urls": "web.allow_private_urls",
   // The gateway's limits: turns running at once across chats, and agents kept in memory.
   max_concurrent_sessions: "gateway.max_concurrent_runs",

@@ -80,12 +80,31 @@ const model = z.preprocess(
   modelSection,
 );
 
-const auxiliaryTask = section({
+/** One side task's model; `timeoutSeconds` is its default time limit per attempt (0 = none). */
+const auxiliaryFields = (timeoutSeconds: number) => ({
   provider: text("auto"),
   model: text(""),
   base_url: baseUrlText(),
+  /** The key for the configured provider or base_url ("" = the provider's usual variable). */
+  api_key: text(""),
   max_tokens: integerAtLeast(0, 0),
+  timeout: numberBetween(0, 86_400, timeoutSeconds),
+  /** Fields merged into the request sent to the task's configured model. */
+  extra_body: z.record(z.string(), z.unknown(), accepts("a mapping of request fields")).default({}),
 });
+const auxiliaryTask = (timeoutSeconds: number) => section(auxiliaryFields(timeoutSeconds));
+
+/** Each task's time limit per attempt, in seconds (the original's defaults where it has the task). */
+const AUXILIARY_TIMEOUTS: Record<(typeof AUXILIARY_TASKS)[number], number> = {
+  compression: 120,
+  title: 30,
+  vision: 120,
+  web_extract: 360,
+  session_search: 30,
+  approval: 30,
+  review: 120,
+  curator: 600,
+};
 
 const failureCounts = (exact: number, sameTool: number, noProgress: number) =>
   section({
@@ -300,12 +319,17 @@ export const configSchema = z.object(
       /** Subagents' commands and guarded actions count as approved (hardline and permissions.deny still refuse). */
       subagent_auto_approve: bool(false),
     }),
-    auxiliary: section(
-      Object.fromEntries(AUXILIARY_TASKS.map((task) => [task, auxiliaryTask])) as Record<
-        (typeof AUXILIARY_TASKS)[number],
-        typeof auxiliaryTask
-      >,
-    ),
+    auxiliary: section({
+      ...(Object.fromEntries(AUXILIARY_TASKS.map((task) => [task, auxiliaryTask(AUXILIARY_TIMEOUTS[task])])) as Record<
+        Exclude<(typeof AUXILIARY_TASKS)[number], "title">,
+        ReturnType<typeof auxiliaryTask>
+      >),
+      title: section({
+        ...auxiliaryFields(AUXILIARY_TIMEOUTS.title),
+        /** The language titles are written in ("" = the conversation's own). */
+        language: text(""),
+      }),
+    }),
     prompt_caching: section({
       enabled: bool(true),
       cache_ttl: oneOf(["5m", "1h"]).default("5m"),

@@ -193,3 +193,99 @@ test("summarizeWithAuxiliary sends the prompt as one user message with the confi
     [["user", "condense these turns"]],
   );
 });
+
+test("a task's api_key is sent to its configured provider instead of the provider's variable", async () => {
+  reset({ openrouter: [{ text: "keyed" }], nous: [{ text: "keyed local" }] });
+  const client = createAuxiliaryClient({
+    config: {
+      auxiliary: {
+        compression: { provider: "openrouter", model: "cheap/model", api_key: "task-key" },
+        approval: { base_url: `${nous.url}/v1`, model: "judge", api_key: "local-key" },
+      },
+    },
+    mainRoute,
+    env: env(),
+  });
+  assert.equal(await client.complete("compression", ask("x")), "keyed");
+  assert.equal(openrouter.requests[0]!.headers.authorization, "Bearer task-key");
+  assert.equal(await client.complete("approval", ask("y")), "keyed local");
+  assert.equal(nous.requests[0]!.headers.authorization, "Bearer local-key");
+});
+
+test("the main provider named with a key of its own is reached with that key, not the main route's", async () => {
+  reset({ main: [{ text: "with the task's key" }] });
+  const client = createAuxiliaryClient({
+    config: {
+      auxiliary: { title: { provider: "custom", api_key: "title-key" } },
+      model: { base_url: `${main.url}/v1` },
+    },
+    mainRoute,
+    env: {},
+  });
+  assert.equal(await client.complete("title", ask("x")), "with the task's key");
+  assert.equal(main.requests[0]!.headers.authorization, "Bearer title-key");
+});
+
+test("extra_body goes into the configured model's requests only, not the main model's when it steps in", async () => {
+  reset({
+    openrouter: [{ fault: { kind: "status", status: 500, message: "down" } }],
+    main: [{ text: "main answered" }, { text: "auto answered" }],
+  });
+  const client = createAuxiliaryClient({
+    config: {
+      auxiliary: {
+        compression: { provider: "openrouter", model: "m", extra_body: { reasoning: { enabled: false } } },
+        title: { extra_body: { think: false } },
+      },
+    },
+    mainRoute,
+    env: env(),
+  });
+  assert.equal(await client.complete("compression", ask("x")), "main answered");
+  assert.deepEqual(openrouter.requests[0]!.body.reasoning, { enabled: false });
+  assert.equal(main.requests[0]!.body.reasoning, undefined);
+  // Under auto the main model is the configured one, so it gets the fields.
+  assert.equal(await client.complete("title", ask("y")), "auto answered");
+  assert.equal(main.requests[1]!.body.think, false);
+});
+
+test("a provider that does not answer within the task's timeout is left for the main model", async () => {
+  reset({
+    openrouter: [{ text: "far too late", fault: { kind: "stall", afterChunks: 1 } }],
+    main: [{ text: "main in time" }],
+  });
+  const notices: string[] = [];
+  const client = createAuxiliaryClient({
+    config: { auxiliary: { approval: { provider: "openrouter", model: "slow", timeout: 0.2 } } },
+    mainRoute,
+    env: env(),
+    onNotice: (message) => notices.push(message),
+  });
+  assert.equal(await client.complete("approval", ask("is this risky?")), "main in time");
+  assert.equal(openrouter.requests.length, 1);
+  assert.equal(client.cooldowns()[0]?.provider, "openrouter");
+  assert.match(notices.join("\n"), /approval: openrouter\/slow failed/);
+});
+
+test("the caller's own abort still ends the task rather than handing it on", async () => {
+  let arrived!: () => void;
+  const arrival = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const stalled: ScriptStep = () => {
+    arrived();
+    return { text: "never", fault: { kind: "stall", afterChunks: 1 } };
+  };
+  reset({ openrouter: [stalled], main: [{ text: "unused" }] });
+  const client = createAuxiliaryClient({
+    config: { auxiliary: { approval: { provider: "openrouter", model: "slow", timeout: 30 } } },
+    mainRoute,
+    env: env(),
+  });
+  const controller = new AbortController();
+  const pending = client.complete("approval", ask("x"), { signal: controller.signal });
+  await arrival;
+  controller.abort();
+  await assert.rejects(pending, (error: Error) => !(error instanceof AuxiliaryError));
+  assert.equal(main.requests.length, 0);
+});

@@ -89,6 +89,28 @@ test("the title model gets the first exchange with secrets masked, and its reply
   }
 });
 
+test("auxiliary.title.language asks the title model for that language; unset, nothing is said about it", async () => {
+  const fake = await startFakeProvider({ fallback: { text: "Anmeldefehler beheben" } });
+  try {
+    const client = createAuxiliaryClient({
+      config: { auxiliary: { title: { provider: "auto", base_url: `${fake.url}/v1`, model: "titler" } } },
+      env: {},
+    });
+    let language = "German";
+    const generate = titleWithAuxiliary(
+      async () => client,
+      () => language,
+    );
+    assert.equal(await generate("login fails", "Let us look.", new AbortController().signal), "Anmeldefehler beheben");
+    assert.match(String(fake.requests.at(-1)?.body.messages[0].content), /Write the title in German\.$/);
+    language = "";
+    await generate("login fails", "Let us look.", new AbortController().signal);
+    assert.doesNotMatch(String(fake.requests.at(-1)?.body.messages[0].content), /Write the title in/);
+  } finally {
+    await fake.close();
+  }
+});
+
 test("a title the user set, before or while the model thinks, is kept", async () => {
   await withStore(async (store) => {
     const named = await store.createSession({ source: "cli", title: "Mine" });

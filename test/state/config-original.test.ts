@@ -69,7 +69,7 @@ test("check --unsupported lists exactly the original's keys that nothing acts on
   );
   assert.deepEqual([...listed].sort(), [...expected].sort());
   assert.equal(lines.at(-1), `${expected.length} keys of the original's config.yaml accepted but not acted on`);
-  for (const key of ["browser.engine", "auxiliary.title_generation.language", "honcho"]) {
+  for (const key of ["browser.engine", "auxiliary.vision.download_timeout", "honcho"]) {
     assert.ok(listed.includes(key), `${key} is listed`);
   }
   for (const key of [
@@ -78,6 +78,11 @@ test("check --unsupported lists exactly the original's keys that nothing acts on
     "timezone",
     "providers",
     "streaming.enabled",
+    "auxiliary.compression.api_key",
+    "auxiliary.approval.timeout",
+    "auxiliary.title_generation.extra_body",
+    "auxiliary.title_generation.language",
+    "auxiliary.background_review.model",
   ]) {
     assert.ok(!listed.includes(key), `${key} is acted on`);
   }
@@ -109,15 +114,24 @@ test("a key neither the original nor we know still warns, with a suggestion", as
 
 test("a key the original renamed is read under our name", async () => {
   const home = homeWith({
-    auxiliary: { title_generation: { provider: "openrouter", model: "title-model", language: "de" } },
+    auxiliary: {
+      title_generation: { provider: "openrouter", model: "title-model", language: "de", timeout: 12 },
+      background_review: { model: "review-model", api_key: "rk", extra_body: { think: false } },
+      vision: { download_timeout: 5 },
+    },
     security: { allow_private_urls: true },
   });
   const { config, warnings, notActedOn } = await loadConfigAsync({ home });
   assert.deepEqual(warnings, []);
   assert.equal(config.auxiliary.title.model, "title-model");
   assert.equal(config.auxiliary.title.provider, "openrouter");
+  assert.equal(config.auxiliary.title.language, "de");
+  assert.equal(config.auxiliary.title.timeout, 12);
+  assert.equal(config.auxiliary.review.model, "review-model");
+  assert.equal(config.auxiliary.review.api_key, "rk");
+  assert.deepEqual(config.auxiliary.review.extra_body, { think: false });
   assert.equal(config.web.allow_private_urls, true);
-  assert.deepEqual(notActedOn, ["auxiliary.title_generation.language"]);
+  assert.deepEqual(notActedOn, ["auxiliary.vision.download_timeout"]);
 });
 
 test("the original's gateway limits set ours; null, its 'no limit', leaves ours at its default", async () => {
@@ -186,4 +200,20 @@ test("check reports an unknown name in agent.disabled_toolsets like one in tools
   assert.equal(result.exitCode, 1);
   assert.match(result.err, /agent\.disabled_toolsets in .*config\.yaml/);
   assert.match(result.err, /fiel/);
+});
+
+test("every auxiliary setting both agents have starts from the original's default", async () => {
+  const { config } = await loadConfigAsync({ home: homeWith({}) });
+  const ours = config.auxiliary as unknown as Record<string, Record<string, unknown>>;
+  let compared = 0;
+  for (const [key, value] of ORIGINAL_CONFIG_DEFAULTS) {
+    const match = /^auxiliary\.([a-z_]+)\.([a-z_]+)$/.exec(key);
+    if (!match) continue;
+    const task = (RENAMED_KEYS[`auxiliary.${match[1]}`] ?? `auxiliary.${match[1]}`).split(".")[1]!;
+    const setting = ours[task]?.[match[2]!];
+    if (setting === undefined) continue;
+    assert.deepEqual(setting, value, key);
+    compared++;
+  }
+  assert.ok(compared >= 40, `compared ${compared} settings`);
 });

@@ -39,6 +39,8 @@ export interface AuxiliaryCandidate {
   apiKey?: string;
   /** The main route's transport, reused rather than rebuilt. */
   transport?: Transport;
+  /** Fields merged into this candidate's requests (`auxiliary.<task>.extra_body`, first candidate only). */
+  extraBody?: Record<string, unknown>;
   /** This candidate is the main provider and model. */
   isMain: boolean;
 }
@@ -103,15 +105,26 @@ function autoProviders(input: ChainInput, skip: Set<string>): AuxiliaryCandidate
 }
 
 /**
- * The candidates for a task in the order they are tried. A configured `model` applies to the
- * first candidate only (the explicit provider, or the main provider under `auto`): model names
- * rarely carry across providers. Throws, naming the config key, for an unknown provider.
+ * The candidates for a task in the order they are tried. A configured `model` and `extra_body`
+ * apply to the first candidate only (the explicit provider or base_url, or the main provider
+ * under `auto`): model names and request fields rarely carry across providers. A configured
+ * `api_key` is the explicit endpoint's key (with a key of its own, the main provider is built
+ * afresh rather than reused). Throws, naming the config key, for an unknown provider.
  */
 export function resolveChain(input: ChainInput): AuxiliaryCandidate[] {
+  const settings = input.settings ?? {};
+  const extraBody =
+    settings.extra_body && Object.keys(settings.extra_body).length > 0 ? settings.extra_body : undefined;
+  const [first, ...rest] = chainWithoutExtras(input);
+  return first && extraBody ? [{ ...first, extraBody }, ...rest] : first ? [first, ...rest] : [];
+}
+
+function chainWithoutExtras(input: ChainInput): AuxiliaryCandidate[] {
   const settings = input.settings ?? {};
   const provider = settings.provider?.trim().toLowerCase() || "auto";
   const model = settings.model?.trim() || undefined;
   const baseUrl = settings.base_url?.trim() || undefined;
+  const configuredKey = settings.api_key?.trim() || undefined;
   const main = input.mainRoute;
 
   if (provider === "auto" && !baseUrl) {
@@ -121,7 +134,7 @@ export function resolveChain(input: ChainInput): AuxiliaryCandidate[] {
 
   const spec = resolveProvider(provider === "auto" ? "custom" : provider);
   if (!spec) throw new Error(`auxiliary.${input.task}.provider: unknown provider "${settings.provider}"`);
-  const sameAsMain = main !== undefined && spec.id === main.provider && !baseUrl;
+  const sameAsMain = main !== undefined && spec.id === main.provider && !baseUrl && !configuredKey;
   let explicit: AuxiliaryCandidate | undefined;
   if (sameAsMain) {
     explicit = mainCandidate(main, model);
@@ -130,8 +143,8 @@ export function resolveChain(input: ChainInput): AuxiliaryCandidate[] {
     if (!chosenModel) {
       throw new Error(`auxiliary.${input.task}.model: set a model for provider ${spec.id} (no default is known)`);
     }
-    const apiKey = apiKeyFromEnv(spec, input.env);
-    const url = baseUrlFor(spec, baseUrl, input.env);
+    const apiKey = configuredKey ?? apiKeyFromEnv(spec, input.env);
+    const url = baseUrlFor(spec, baseUrl ?? (spec.id === "custom" ? input.customBaseUrl : undefined), input.env);
     explicit = {
       provider: spec.id,
       model: chosenModel,

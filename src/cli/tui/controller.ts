@@ -81,7 +81,12 @@ export class ChatController implements SlashContext {
   private totals = emptyTotals();
   private systemPromptTokens = 0;
   private closed = false;
-  private readonly titler = new SessionTitler(titleWithAuxiliary(() => this.current.auxiliary()));
+  private readonly titler = new SessionTitler(
+    titleWithAuxiliary(
+      () => this.current.auxiliary(),
+      () => this.current.config.auxiliary.title.language,
+    ),
+  );
 
   private constructor(
     runtime: Runtime,
