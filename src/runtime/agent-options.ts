@@ -165,6 +165,9 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     services: {
       sessionSearch: (query: string, limit: number) => store.search(query, { limit }),
       approvals: input.approvals,
+      ...(config.memory.write_approval || config.skills.write_approval
+        ? { writeApproval: { memory: config.memory.write_approval, skills: config.skills.write_approval } }
+        : {}),
       // Every change the model makes to its memory and skills is recorded, to be seen and undone.
       changeLedger: new LearningLedger(input.home),
     },

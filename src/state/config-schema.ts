@@ -343,6 +343,8 @@ export const configSchema = z.object(
     memory: section({
       memory_enabled: bool(true),
       user_profile_enabled: bool(true),
+      /** The model's own memory writes wait for the user's yes (refused where nobody can answer). */
+      write_approval: bool(false),
       memory_char_limit: integerAtLeast(100, 2200),
       user_char_limit: integerAtLeast(100, 1375),
       /** External memory provider name ("" = built-in files only; "local" = facts in SQLite). */

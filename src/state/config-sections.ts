@@ -136,6 +136,8 @@ const skillHub = z.object(
 );
 
 export const skillsSection = section({
+  /** The model's own skill writes (skill_manage) wait for the user's yes. */
+  write_approval: bool(false),
   /** Hub indexes `hermes skills search` and `install` read (see docs/skills.md). */
   hubs: z.array(skillHub, accepts("a list of hubs")).default([]),
   /** Shared skill folders, read-only (`~` and `${VAR}` expanded; relative: under $HERMES_HOME). */

@@ -191,29 +191,47 @@ export class Learner implements TurnLearner {
   private async review(turn: FinishedTurn): Promise<string | undefined> {
     const proposals = await this.propose(turn);
     if (proposals.length === 0) return undefined;
-    if (this.mode === "review") {
-      const now = (this.options.now ?? Date.now)();
-      const queued = this.queue.add(
-        proposals.map(
-          (proposal): Omit<Proposal, "id"> => ({
-            createdAt: now,
-            sessionId: turn.sessionId,
-            kind: proposal.kind,
-            args: proposal.args,
-            summary: describeProposal(proposal),
-            reason: "",
-            ...(turn.memoryDir ? { memoryDir: turn.memoryDir } : {}),
-          }),
-        ),
+    // What the user wants to approve first (memory.write_approval, skills.write_approval) waits
+    // in the queue even when the rest is applied: accepting it there is the approval.
+    const held = this.mode === "review" ? proposals : proposals.filter((proposal) => this.needsApproval(proposal));
+    const lines: string[] = [];
+    if (held.length > 0) {
+      const queued = this.enqueue(held, turn);
+      lines.push(
+        `Learning: ${queued.length} proposal(s) queued (${queued.map((p) => p.summary).join("; ")}); /learn or hermes learn list to decide.`,
       );
-      return `Learning: ${queued.length} proposal(s) queued (${queued.map((p) => p.summary).join("; ")}); /learn or hermes learn list to decide.`;
     }
-    const applied = await this.applyAll(proposals, turn, "review");
+    const toApply = proposals.filter((proposal) => !held.includes(proposal));
+    const applied = await this.applyAll(toApply, turn, "review");
     const done = applied.filter((result) => result.ok);
     const refused = applied.filter((result) => !result.ok);
     const parts = done.map((result) => describeProposal(result.proposal));
     if (refused.length) parts.push(`${refused.length} refused by the checks`);
-    if (parts.length === 0) return undefined;
-    return `Learned: ${parts.join("; ")} (hermes learn log shows it, hermes learn undo ID reverts it).`;
+    if (parts.length > 0) {
+      lines.unshift(`Learned: ${parts.join("; ")} (hermes learn log shows it, hermes learn undo ID reverts it).`);
+    }
+    return lines.length > 0 ? lines.join("\n") : undefined;
+  }
+
+  private needsApproval(proposal: ReviewProposal): boolean {
+    const { memory, skills } = this.options.config;
+    return proposal.kind === "memory" ? memory.write_approval : skills.write_approval;
+  }
+
+  private enqueue(proposals: ReviewProposal[], turn: FinishedTurn): Proposal[] {
+    const now = (this.options.now ?? Date.now)();
+    return this.queue.add(
+      proposals.map(
+        (proposal): Omit<Proposal, "id"> => ({
+          createdAt: now,
+          sessionId: turn.sessionId,
+          kind: proposal.kind,
+          args: proposal.args,
+          summary: describeProposal(proposal),
+          reason: "",
+          ...(turn.memoryDir ? { memoryDir: turn.memoryDir } : {}),
+        }),
+      ),
+    );
   }
 }

@@ -1,6 +1,7 @@
 /** The `memory` tool: save, correct and drop durable facts in MEMORY.md and USER.md. */
 import { recordChange, snapshotFiles } from "../../util/change-ledger.js";
 import { z } from "../../util/schema/index.js";
+import { approveAgentWrite } from "../approval/agent-writes.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
 type Target = "memory" | "user";
@@ -34,11 +35,13 @@ function isMemoryService(value: unknown): value is MemoryService {
   );
 }
 
-export async function memoryTool(args: MemoryArgs, ctx: Pick<ToolContext, "services" | "sessionId">): Promise<string> {
+export async function memoryTool(args: MemoryArgs, ctx: ToolContext): Promise<string> {
   const store = ctx.services?.memory;
   if (!isMemoryService(store)) {
     return JSON.stringify({ success: false, error: "Persistent memory is turned off in this session." });
   }
+  const refusal = await approveAgentWrite("memory", describeWrite(args), ctx);
+  if (refusal) return JSON.stringify({ success: false, error: refusal });
   const file = store.path?.(args.target);
   const before = file ? snapshotFiles([file]) : undefined;
   const result = await applyMemoryAction(store, args);
@@ -50,6 +53,15 @@ export async function memoryTool(args: MemoryArgs, ctx: Pick<ToolContext, "servi
     await recordChange(ctx.services, ctx.sessionId, change, before, snapshotFiles([file]));
   }
   return typeof result === "string" ? result : JSON.stringify(result);
+}
+
+/** The write as the user is asked about it: which file, and the entry (shortened). */
+function describeWrite(args: MemoryArgs): string {
+  const name = args.target === "user" ? "USER.md" : "MEMORY.md";
+  const entry = (text: string | undefined) => JSON.stringify((text ?? "").replace(/\s+/g, " ").trim().slice(0, 200));
+  if (args.action === "add") return `add to ${name}: ${entry(args.content)}`;
+  if (args.action === "remove") return `remove from ${name} the entry matching ${entry(args.old_text)}`;
+  return `replace in ${name} the entry matching ${entry(args.old_text)} with ${entry(args.content)}`;
 }
 
 async function applyMemoryAction(store: MemoryService, args: MemoryArgs): Promise<unknown> {

@@ -4,6 +4,7 @@
  */
 import { filesUnder, recordChange, snapshotFiles } from "../../util/change-ledger.js";
 import { z } from "../../util/schema/index.js";
+import { approveAgentWrite } from "../approval/agent-writes.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { discoverSkills, findSkill } from "./discovery.js";
 import { locateUserSkill, MANAGE_ACTIONS, type ManageArgs, type ManageResult, manageSkill } from "./manage.js";
@@ -138,11 +139,10 @@ export function registerSkillsTools(registry: ToolRegistry, options: SkillsTools
 }
 
 /** `skill_manage`, with what it changed handed to the session's change ledger. */
-export async function manageSkillRecorded(
-  home: string,
-  args: ManageArgs,
-  ctx: Pick<ToolContext, "services" | "sessionId">,
-): Promise<ManageResult> {
+export async function manageSkillRecorded(home: string, args: ManageArgs, ctx: ToolContext): Promise<ManageResult> {
+  const what = `${args.action} skill ${args.name}${args.file_path ? ` (${args.file_path})` : ""}`;
+  const refusal = await approveAgentWrite("skills", what, ctx);
+  if (refusal) return { success: false, error: refusal };
   const dirBefore = locateUserSkill(home, args.name);
   const before = snapshotFiles(dirBefore ? filesUnder(dirBefore) : []);
   const result = manageSkill(home, args);
