@@ -30,6 +30,10 @@ export interface CompressionSettings {
   protectLastN?: number;
   /** Delay before the first summarizer retry (default 1 s, doubling). */
   summaryRetryDelayMs?: number;
+  /** Never drop turns unsummarized when the summary fails: leave the history whole instead. */
+  abortOnSummaryFailure?: boolean;
+  /** Long-lived surfaces also compress between turns once the history has this many messages (0: off). */
+  hygieneMessageLimit?: number;
 }
 
 /** Long-lived surfaces compress between turns once the prompt fills this share of the window. */
@@ -88,6 +92,7 @@ export class CompressionDriver {
           ...(settings.protectFirstN !== undefined ? { protectFirstN: settings.protectFirstN } : {}),
           ...(settings.protectLastN !== undefined ? { protectLastN: settings.protectLastN } : {}),
           ...(settings.summaryRetryDelayMs !== undefined ? { retryDelayMs: settings.summaryRetryDelayMs } : {}),
+          ...(settings.abortOnSummaryFailure ? { abortOnSummaryFailure: true } : {}),
           maxTokens: options.maxTokens ?? null,
           summarize: options.summarize,
         });
@@ -127,9 +132,14 @@ export class CompressionDriver {
     return this.run(state, trigger, { signal, tokens });
   }
 
-  /** Whether a long-lived surface should compress before the next turn (85% of the window). */
+  /**
+   * Whether a long-lived surface should compress before the next turn: the prompt fills 85% of
+   * the window, or the history has reached `compression.hygiene_hard_message_limit` messages.
+   */
   shouldCompressBetweenTurns(state: PromptState): boolean {
     if (!this.enabled || this.compressor.backedOff) return false;
+    const limit = this.options.settings?.hygieneMessageLimit ?? 0;
+    if (limit > 0 && state.history.length >= limit) return true;
     return this.promptTokens(state) >= this.contextLength * BETWEEN_TURNS_SHARE;
   }
 

@@ -58,6 +58,11 @@ export interface ContextCompressorOptions {
   retryDelayMs?: number;
   /** Clock for the failure cooldown (default Date.now). */
   now?: () => number;
+  /**
+   * When the summary fails, leave the history whole even if it no longer fits (the request then
+   * fails with the provider's own error) instead of dropping the middle turns unsummarized.
+   */
+  abortOnSummaryFailure?: boolean;
 }
 
 export interface CompressOptions {
@@ -119,6 +124,7 @@ export class ContextCompressor {
   private readonly sleep: SleepFn;
   private readonly retryDelayMs: number;
   private readonly now: () => number;
+  private readonly abortOnSummaryFailure: boolean;
   private summaryFailedAt: number | undefined;
 
   constructor(options: ContextCompressorOptions) {
@@ -132,6 +138,7 @@ export class ContextCompressor {
     this.sleep = options.sleep ?? sleepWithSignal;
     this.retryDelayMs = options.retryDelayMs ?? 1_000;
     this.now = options.now ?? Date.now;
+    this.abortOnSummaryFailure = options.abortOnSummaryFailure ?? false;
     this.computeBudgets();
   }
 
@@ -212,6 +219,15 @@ export class ContextCompressor {
       const window = options.contextOverflow ? 0 : this.usableWindow;
       if (tokensBefore <= window) {
         return { ...base, messages: [...messages], compressed: false, tokensAfter: tokensBefore, reason: why };
+      }
+      if (this.abortOnSummaryFailure) {
+        return {
+          ...base,
+          messages: [...messages],
+          compressed: false,
+          tokensAfter: tokensBefore,
+          reason: `${why}; compression.abort_on_summary_failure is on, so no turn was dropped`,
+        };
       }
       const prunedTokens = estimateTokens(pruned.messages);
       if (prunedChanged && prunedTokens <= window) {

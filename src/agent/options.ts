@@ -153,6 +153,8 @@ export interface AgentOptions {
   promptCache?: { ttl?: "5m" | "1h" } | false;
   /** Extra fields merged into every request body (e.g. Ollama's `options.num_ctx`). */
   extraBody?: Record<string, unknown>;
+  /** `agent.service_tier`: the provider's processing tier, sent with every model request. */
+  serviceTier?: string;
   retry?: Partial<RetryPolicy>;
   /** Longest wait for the first byte of a model reply (default 30 s; `agent.first_byte_timeout`). */
   firstByteTimeoutMs?: number;

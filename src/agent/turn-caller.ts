@@ -65,6 +65,7 @@ export class TurnCaller {
       ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
       ...(agent.reasoningEffort ? { reasoningEffort: agent.reasoningEffort } : {}),
       ...(agent.extraBody ? { extraBody: agent.extraBody } : {}),
+      ...(agent.serviceTier ? { serviceTier: agent.serviceTier } : {}),
       ...(agent.promptCache !== undefined ? { promptCache: agent.promptCache } : {}),
     };
   }

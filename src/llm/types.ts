@@ -69,6 +69,11 @@ export interface LlmRequest {
   reasoningEffort?: string;
   /** Extra body fields merged into the wire request (provider-specific knobs). */
   extraBody?: Record<string, unknown>;
+  /**
+   * The provider's processing tier (`agent.service_tier`: OpenAI's `priority` / `flex`,
+   * Anthropic's `auto` / `standard_only`), sent as `service_tier`; Bedrock has none.
+   */
+  serviceTier?: string;
   /** Extra HTTP headers for this request. */
   headers?: Record<string, string>;
   /**

@@ -183,6 +183,8 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
       targetRatio: config.compression.target_ratio,
       protectFirstN: config.compression.protect_first_n,
       protectLastN: config.compression.protect_last_n,
+      abortOnSummaryFailure: config.compression.abort_on_summary_failure,
+      hygieneMessageLimit: config.compression.hygiene_hard_message_limit,
     },
     // A server that was already probed is not probed again by the agent: unknown means the default.
     ...(context.contextLength || context.probed
@@ -191,6 +193,7 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     ...(context.extraBody ? { extraBody: context.extraBody } : {}),
     ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
     ...(config.agent.reasoning_effort ? { reasoningEffort: config.agent.reasoning_effort } : {}),
+    ...(config.agent.service_tier.trim() ? { serviceTier: config.agent.service_tier.trim() } : {}),
     summarize: lazySummarizer(input.auxiliary),
   };
 }

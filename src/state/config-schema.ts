@@ -251,6 +251,8 @@ export const configSchema = z.object(
       /** Append every finished run to the ShareGPT trajectory files in HERMES_HOME. */
       save_trajectories: bool(false),
       reasoning_effort: oneOf(REASONING_EFFORTS).default(""),
+      /** The provider's processing tier sent with each request ("" = the provider's default). */
+      service_tier: text(""),
       /** Our addition: seconds to wait for the first byte of a model reply before retrying. */
       first_byte_timeout: numberBetween(0.1, 3600, 30),
       /** Our addition: a model reply larger than this (UTF-8 bytes) is cut with a note. */
@@ -292,6 +294,10 @@ export const configSchema = z.object(
       target_ratio: numberBetween(0.1, 0.8, 0.2),
       protect_first_n: integerAtLeast(0, 3),
       protect_last_n: integerAtLeast(1, 20),
+      /** A failed summary leaves the history whole instead of dropping turns unsummarized. */
+      abort_on_summary_failure: bool(false),
+      /** Gateway and API sessions compress between turns at this many messages (0: only by size). */
+      hygiene_hard_message_limit: integerAtLeast(0, 5000),
     }),
     context: section({
       engine: text("compressor"),

@@ -300,6 +300,16 @@ test("between turns a surface compresses from 85% of the window on, unless off o
   assert.equal(off.driver.shouldCompressBetweenTurns(state(history)), false);
 });
 
+test("between turns a surface also compresses at compression.hygiene_hard_message_limit messages, whatever their size", () => {
+  const { driver } = scripted(() => ({}), { settings: { hygieneMessageLimit: 6 } });
+  driver.recordUsage(100, 5);
+  assert.equal(driver.shouldCompressBetweenTurns(state(turns(5))), false);
+  assert.equal(driver.shouldCompressBetweenTurns(state(turns(6))), true);
+  const unlimited = scripted(() => ({}), { settings: { hygieneMessageLimit: 0 } });
+  unlimited.driver.recordUsage(100, 5);
+  assert.equal(unlimited.driver.shouldCompressBetweenTurns(state(turns(500))), false);
+});
+
 test("only a manual compression clears the engine's back-off; an overflow lets it drop turns", async () => {
   const { driver, engine } = scripted();
   const history = turns(4);

@@ -317,6 +317,22 @@ describe("compress on a 200-message transcript", () => {
     assert.equal(result.summary, "ok summary");
   });
 
+  test("with abort_on_summary_failure a failed summary drops nothing, even on an overflow", async () => {
+    const transcript = withFinalUser(syntheticTranscript({ messages: 200 }));
+    const compressor = new ContextCompressor({
+      ...options,
+      summarize: async () => {
+        throw new Error("summary model down");
+      },
+      abortOnSummaryFailure: true,
+    });
+    const result = await compressor.compress(transcript, { contextOverflow: true });
+    assert.equal(result.compressed, false);
+    assert.equal(result.droppedMessages, 0);
+    assert.deepEqual(result.messages, transcript);
+    assert.match(result.reason ?? "", /summary model down.*abort_on_summary_failure is on, so no turn was dropped/);
+  });
+
   test("turns are dropped, and counted, only when the history cannot fit", async () => {
     const transcript = withFinalUser(syntheticTranscript({ messages: 200 }));
     const failing = async () => {

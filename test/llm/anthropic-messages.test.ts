@@ -104,6 +104,13 @@ describe("anthropic messages: replies", () => {
     });
   });
 
+  test("agent.service_tier goes out as service_tier; without it the field is absent", async () => {
+    await drain(transport().stream(request({ serviceTier: "standard_only" }), signal()));
+    await drain(transport().stream(request(), signal()));
+    assert.equal(fake.requests.at(-2)?.body.service_tier, "standard_only");
+    assert.equal("service_tier" in (fake.requests.at(-1)?.body ?? {}), false);
+  });
+
   test("maps max_tokens to length", async () => {
     fake.push({ text: "cut off", finish: "length" });
     assert.equal((await collect(transport().stream(request(), signal()))).finish, "length");

@@ -153,6 +153,11 @@ describe("codex responses: faults", () => {
 });
 
 describe("codex responses: wire shape", () => {
+  test("agent.service_tier goes out as service_tier", async () => {
+    await drain(transport().stream(request({ serviceTier: "flex" }), signal()));
+    assert.equal(fake.requests.at(-1)?.body.service_tier, "flex");
+  });
+
   test("sends the system prompt as instructions, stateless, asking for encrypted reasoning", async () => {
     await drain(transport().stream(request({ tools: [WEATHER_TOOL], reasoningEffort: "high" }), signal()));
     const body = fake.requests[0]?.body;

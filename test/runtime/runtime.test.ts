@@ -205,3 +205,12 @@ test("platform_toolsets gives a platform its own toolsets in place of toolsets",
   const other = await open("toolsets: [hermes-cli]\nplatform_toolsets:\n  telegram: [web]\n");
   assert.deepEqual(other.defaultToolsets(), ["hermes-cli"], "another platform's entry does not apply");
 });
+
+test("agent.service_tier goes with every model request of the runtime's agents", async () => {
+  const runtime = await open("agent:\n  service_tier: priority\n");
+  const before = fake.requests.length;
+  await runtime.createAgent().runConversation("hello");
+  const posts = fake.requests.slice(before).filter((r) => r.method === "POST");
+  assert.ok(posts.length > 0);
+  for (const request of posts) assert.equal(request.body.service_tier, "priority");
+});

@@ -137,6 +137,7 @@ export function buildAnthropicBody(req: LlmRequest, quirks: ProviderQuirks = {})
   if (req.promptCache !== false && quirks.supportsCacheControl !== false) {
     applyCacheMarkers(body, { ttl: req.promptCache?.ttl ?? "5m" });
   }
+  if (req.serviceTier) body.service_tier = req.serviceTier;
   return { ...body, ...req.extraBody };
 }
 

@@ -71,6 +71,7 @@ export function buildChatCompletionsBody(req: LlmRequest, quirks: ProviderQuirks
   if (quirks.supportsCacheControl && /claude/i.test(req.model) && req.promptCache !== false) {
     applyCacheMarkers(body, { ttl: req.promptCache?.ttl ?? "5m" });
   }
+  if (req.serviceTier) body.service_tier = req.serviceTier;
   return { ...body, ...req.extraBody };
 }
 

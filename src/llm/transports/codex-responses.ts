@@ -106,6 +106,7 @@ export function buildResponsesBody(req: LlmRequest, quirks: ProviderQuirks = {})
   if (req.maxTokens !== undefined && !quirks.omitMaxTokens) body.max_output_tokens = req.maxTokens;
   const temperature = temperatureFor(req, quirks);
   if (temperature !== undefined) body.temperature = temperature;
+  if (req.serviceTier) body.service_tier = req.serviceTier;
   return { ...body, ...req.extraBody };
 }
 
