@@ -9,10 +9,12 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { HermesConfig } from "../state/config-schema.js";
+import { configuredHomeChannel } from "../state/home-channel.js";
 import { extractOutboundFiles, inboundInput, type OutboundFile } from "./attachments.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
 import type { GatewayRunner } from "./runner.js";
+import { isSharedSession, sessionContextPrompt, withSender } from "./session-context.js";
 import { splitMessage } from "./split-message.js";
 import type { InboundMessage } from "./types.js";
 
@@ -45,12 +47,15 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
   const sessionId = route && !why ? route.sessionId : undefined;
   const cached = runner.cachedAgent(sessionKey);
   if (cached && sessionId && cached.sessionId !== sessionId) runtime.evict(sessionKey);
+  const live = runner.cachedAgent(sessionKey);
+  if (live) return runtime.agentFor(sessionKey);
   // Nobody reads a signed sender's chat (a webhook) to answer prompts: the agent runs unattended.
   const attended = !runner.adapter(message.platform)?.authenticatesSenders;
-  const channelPrompt = channelPromptFor(runtime.config, message);
+  const layers = [channelPromptFor(runtime.config, message), await conversationContext(runner, message)];
+  const ephemeralSystemPrompt = layers.filter(Boolean).join("\n\n");
   return runtime.agentFor(sessionKey, {
     platform: message.platform,
-    ...(channelPrompt ? { ephemeralSystemPrompt: channelPrompt } : {}),
+    ...(ephemeralSystemPrompt ? { ephemeralSystemPrompt } : {}),
     toolsets: settings.toolsets(message.platform),
     interactive: attended,
     ...(sessionId ? { sessionId } : {}),
@@ -66,6 +71,25 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
       },
     },
     clarify: (question, choices) => runner.askQuestion(message, sessionKey, question, choices),
+  });
+}
+
+/** The "This conversation" layer (see session-context.ts); none for messages with no chat behind them. */
+async function conversationContext(runner: GatewayRunner, message: InboundMessage): Promise<string | undefined> {
+  if (runner.adapter(message.platform)?.authenticatesSenders) return undefined;
+  const platforms = runner.platforms();
+  const homeChannels: Record<string, string> = {};
+  for (const platform of platforms) {
+    const home =
+      (await runner.store.homeChannel(platform))?.chatId ?? configuredHomeChannel(runner.runtime.config, platform);
+    if (home) homeChannels[platform] = home;
+  }
+  return sessionContextPrompt({
+    message,
+    keys: runner.settings.keys,
+    platforms,
+    homeChannels,
+    redactPii: runner.runtime.config.privacy.redact_pii,
   });
 }
 
@@ -97,10 +121,14 @@ async function dropCutOffAttempt(runner: GatewayRunner, sessionKey: string, text
   runner.log(`${sessionKey}: dropped what a cut-off earlier attempt at this message left in the transcript`);
 }
 
-function turnText(turn: Turn): string {
-  const own = turn.text ?? turn.message.text;
+/** What the agent is given for a turn: in a shared session each message says who wrote it. */
+function turnText(runner: GatewayRunner, turn: Turn): string {
+  const shared = isSharedSession(turn.message, runner.settings.keys);
+  const redactPii = runner.runtime.config.privacy.redact_pii;
+  const signed = (text: string, message: InboundMessage) => (shared ? withSender(text, message, redactPii) : text);
+  const own = signed(turn.text ?? turn.message.text, turn.message);
   if (turn.extra.length === 0) return own;
-  const more = turn.extra.map((m) => m.text).join("\n\n");
+  const more = turn.extra.map((m) => signed(m.text, m)).join("\n\n");
   return `${own}\n\n(More messages that arrived while I was busy:)\n${more}`;
 }
 
@@ -122,7 +150,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     runner.log(`no adapter for ${message.platform}; the message waits for a restart`);
     return;
   }
-  if (ranBefore) await dropCutOffAttempt(runner, sessionKey, turnText(turn));
+  if (ranBefore) await dropCutOffAttempt(runner, sessionKey, turnText(runner, turn));
   const agent = await sessionAgent(runner, sessionKey, message);
   const target = await runner.replyTarget(message);
   const targetAdapter = runner.adapter(target.platform) ?? adapter;
@@ -144,7 +172,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   let reply: string;
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
-    const result = await agent.runConversation(inboundInput(turnText(turn), attachments));
+    const result = await agent.runConversation(inboundInput(turnText(runner, turn), attachments));
     if (result.error) reply = `⚠ ${result.error}`;
     else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
     else if (result.interrupted && !result.finalResponse) reply = "";

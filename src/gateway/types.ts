@@ -23,6 +23,8 @@ export interface InboundMessage {
   threadId?: string;
   userId: string;
   userName?: string;
+  /** The group's or channel's title, when the platform gives one. */
+  chatName?: string;
   text: string;
   attachments?: Attachment[];
   /** The platform's own id of this message (or update): the de-duplication key. */

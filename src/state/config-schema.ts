@@ -513,6 +513,10 @@ export const configSchema = z.object(
     slack: slackSection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
+    privacy: section({
+      /** Ids that are phone numbers or personal accounts (Telegram, WhatsApp, Signal, SMS) reach the model hashed. */
+      redact_pii: bool(false),
+    }),
     /** Inside a thread each participant has their own session (off: a thread is one conversation). */
     thread_sessions_per_user: bool(false),
     /** When a chat's conversation starts afresh on its own. */

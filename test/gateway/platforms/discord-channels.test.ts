@@ -52,10 +52,11 @@ test("with auto_thread a mention opens a thread and the conversation continues t
     const asked = d.fake.userSays({ channel, user: d.alice, content: "plan the trip", mention: true });
     const opened = await d.fake.waitForCall((c) => c.path === `/channels/${channel}/messages/${asked}/threads`);
     assert.equal(opened.body.name, "plan the trip");
-    const reply = await d.fake.waitForBotText(/echo: plan the trip/);
+    // A thread is one conversation for all who join it, so each message says who wrote it.
+    const reply = await d.fake.waitForBotText(/echo: \[alice\] plan the trip/);
     assert.equal(reply.channelId, asked, "the reply is in the thread started from the message");
     d.fake.userSays({ channel: asked, user: d.alice, content: "and the hotel?" });
-    const second = await d.fake.waitForBotText(/echo: and the hotel\?/);
+    const second = await d.fake.waitForBotText(/echo: \[alice\] and the hotel\?/);
     assert.equal(second.channelId, asked, "a thread needs no mention");
     assert.ok(await d.gw.store.sessionRoute(`agent:main:discord:thread:${channel}:${asked}`));
   } finally {

@@ -99,18 +99,23 @@ test("a mention in a channel is answered in its thread, and the thread continues
     await slack.waitFor(() => answers().length === 1, "the first answer");
     const first = answers()[0]!;
     assert.equal(first.threadTs, root, "the answer went into the thread of the mention");
-    assert.equal(first.text, "heard what is up?", "the mention was stripped");
+    // A thread is one conversation for all who join it, so each message says who wrote it.
+    assert.equal(first.text, "heard [member-u0alice01] what is up?", "the mention was stripped");
 
     channelMessage(slack, "and then?", root);
     await slack.waitFor(() => answers().length === 2, "the second answer");
     const second = answers()[1]!;
     assert.equal(second.threadTs, root);
-    assert.equal(second.text, "heard what is up? + and then?", "the thread is one conversation");
+    assert.equal(
+      second.text,
+      "heard [member-u0alice01] what is up? + [member-u0alice01] and then?",
+      "the thread is one conversation",
+    );
 
     channelMessage(slack, "chatter nobody asked the app about");
     mention(slack, "new topic");
     await slack.waitFor(() => answers().length === 3, "the third answer");
-    assert.equal(answers()[2]!.text, "heard new topic", "a new mention starts a new thread");
+    assert.equal(answers()[2]!.text, "heard [member-u0alice01] new topic", "a new mention starts a new thread");
     assert.equal(modelRequests(gw.fake).length, 3, "the app_mention and message twins ran once each");
   } finally {
     await close();

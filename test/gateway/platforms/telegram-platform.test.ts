@@ -50,6 +50,7 @@ test("TELEGRAM_BOT_TOKEN and TELEGRAM_API_ROOT enable the platform, and its adap
       platform: "telegram",
       chatId: "-500",
       chatType: "group",
+      chatName: "Friends",
       userId: String(ALICE.id),
       userName: "alice",
       text: "/status@hermes_test_bot",

@@ -94,6 +94,13 @@ function channelFacts(channelId: string, guildId: string | null, channel: Channe
   return { id: channelId, guildId, isThread: Boolean(thread), parentId: thread?.parentId ?? null };
 }
 
+/** The guild channel's name (a thread's parent's); none in direct messages. */
+function chatNameOf(channel: Channel | null): string | undefined {
+  if (!channel || channel.isDMBased()) return undefined;
+  const named = channel.isThread() ? channel.parent : channel;
+  return named && "name" in named && typeof named.name === "string" ? named.name : undefined;
+}
+
 export class DiscordAdapter implements PlatformAdapter {
   readonly platform = "discord";
   readonly maxMessageLength = MAX_MESSAGE_LENGTH;
@@ -342,9 +349,11 @@ export class DiscordAdapter implements PlatformAdapter {
     const text = [verdict.text, ...notes].filter((line) => line.trim()).join("\n");
     if (!text && attachments.length === 0) return;
     if (this.options.rules.reactions) this.acks.received(targetChannel(place), message.channelId, message.id);
+    const chatName = chatNameOf(message.channel);
     events.inbound({
       platform: this.platform,
       ...place,
+      ...(chatName ? { chatName } : {}),
       userId: message.author.id,
       userName: message.author.username,
       text,

@@ -145,6 +145,7 @@ export async function inboundFromMessage(message: Message, source: FileSource): 
     ...(threadId ? { threadId } : {}),
     userId: String(from.id),
     ...(from.username ? { userName: from.username } : {}),
+    ...("title" in message.chat && message.chat.title ? { chatName: message.chat.title } : {}),
     text: [text, ...notes].filter(Boolean).join("\n"),
     ...(attachments.length ? { attachments } : {}),
     messageId: String(message.message_id),
