@@ -39,7 +39,17 @@ export function safeFileName(name: string | undefined, fallback: string): string
   return cleaned || fallback;
 }
 
-function describe(attachment: Attachment): string {
+/** What a voice message said, or why it could not be transcribed. */
+export type Transcripts = ReadonlyMap<Attachment, { text: string } | { error: string }>;
+
+function describe(attachment: Attachment, transcripts?: Transcripts): string {
+  const heard = transcripts?.get(attachment);
+  if (heard && "text" in heard) return `[Voice message (saved at ${attachment.url}), transcribed:] ${heard.text}`;
+  if (heard) return `${plainDescription(attachment)} [It could not be transcribed: ${heard.error}]`;
+  return plainDescription(attachment);
+}
+
+function plainDescription(attachment: Attachment): string {
   const details = [attachment.mimeType, attachment.bytes !== undefined ? `${attachment.bytes} bytes` : undefined]
     .filter(Boolean)
     .join(", ");
@@ -63,14 +73,18 @@ function imagePart(attachment: Attachment): ContentPart | undefined {
 }
 
 /** The model's input for a message: its text, with images inline and other files named. */
-export function inboundInput(text: string, attachments: readonly Attachment[] = []): string | ContentPart[] {
+export function inboundInput(
+  text: string,
+  attachments: readonly Attachment[] = [],
+  transcripts?: Transcripts,
+): string | ContentPart[] {
   if (attachments.length === 0) return text;
   const images: ContentPart[] = [];
   const notes: string[] = [];
   for (const attachment of attachments) {
     const image = imagePart(attachment);
     if (image) images.push(image);
-    else notes.push(describe(attachment));
+    else notes.push(describe(attachment, transcripts));
   }
   const fullText = [text, ...notes].filter((line) => line.trim()).join("\n");
   if (images.length === 0) return fullText;

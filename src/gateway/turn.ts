@@ -6,17 +6,18 @@
  */
 
 import { createHash } from "node:crypto";
-import { basename } from "node:path";
+import { basename, isAbsolute } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
-import { extractOutboundFiles, inboundInput, type OutboundFile } from "./attachments.js";
+import { extractOutboundFiles, inboundInput, type OutboundFile, type Transcripts } from "./attachments.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
 import type { GatewayRunner } from "./runner.js";
 import { isSharedSession, sessionContextPrompt, withSender } from "./session-context.js";
 import { splitMessage } from "./split-message.js";
-import type { InboundMessage } from "./types.js";
+import { type Transcription, transcribe } from "./transcription.js";
+import type { Attachment, InboundMessage } from "./types.js";
 
 export interface Turn {
   sessionKey: string;
@@ -72,6 +73,26 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
     },
     clarify: (question, choices) => runner.askQuestion(message, sessionKey, question, choices),
   });
+}
+
+/** Each audio attachment's transcript (`stt.*`), when speech to text is on. */
+async function transcribeVoice(runner: GatewayRunner, attachments: readonly Attachment[]): Promise<Transcripts> {
+  const stt = runner.runtime.config.stt;
+  const out = new Map<Attachment, Transcription>();
+  if (!stt.enabled) return out;
+  const settings = {
+    provider: stt.provider,
+    localModel: stt.local.model,
+    localLanguage: stt.local.language,
+    openaiModel: stt.openai.model,
+  };
+  for (const attachment of attachments) {
+    if (attachment.kind !== "audio" || !isAbsolute(attachment.url)) continue;
+    const heard = await transcribe(attachment.url, settings);
+    if ("error" in heard) runner.log(`transcribing ${attachment.url} failed: ${heard.error}`);
+    out.set(attachment, heard);
+  }
+  return out;
 }
 
 /** The "This conversation" layer (see session-context.ts); none for messages with no chat behind them. */
@@ -172,7 +193,8 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   let reply: string;
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
-    const result = await agent.runConversation(inboundInput(turnText(runner, turn), attachments));
+    const transcripts = await transcribeVoice(runner, attachments);
+    const result = await agent.runConversation(inboundInput(turnText(runner, turn), attachments, transcripts));
     if (result.error) reply = `⚠ ${result.error}`;
     else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
     else if (result.interrupted && !result.finalResponse) reply = "";

@@ -513,6 +513,14 @@ export const configSchema = z.object(
     slack: slackSection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
+    stt: section({
+      /** Voice messages reach the model as their transcript. */
+      enabled: bool(true),
+      /** local (a whisper command on this machine) | openai | groq. */
+      provider: text("local"),
+      local: section({ model: text("base"), language: text("") }),
+      openai: section({ model: text("whisper-1") }),
+    }),
     privacy: section({
       /** Ids that are phone numbers or personal accounts (Telegram, WhatsApp, Signal, SMS) reach the model hashed. */
       redact_pii: bool(false),
