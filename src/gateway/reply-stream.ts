@@ -18,6 +18,13 @@ export interface ReplyStreamOptions {
   address: ChatAddress;
   streaming: boolean;
   editIntervalMs: number;
+  /** Characters before the first preview (default 24). */
+  previewAfterChars?: number;
+  /**
+   * A preview shown for longer than this is not turned into the final reply by an edit (which
+   * does not notify): the final is sent fresh and the preview removed. 0 or unset: always edit.
+   */
+  freshFinalAfterMs?: number;
   toolProgress: ToolProgressMode;
   log?: (message: string) => void;
   now?: () => number;
@@ -26,6 +33,7 @@ export interface ReplyStreamOptions {
 export class ReplyStream {
   private text = "";
   private previewId: string | undefined;
+  private previewSince: number | undefined;
   private lastEditAt = 0;
   private inFlight: Promise<void> = Promise.resolve();
   private editTimer: NodeJS.Timeout | undefined;
@@ -55,6 +63,12 @@ export class ReplyStream {
     return this.previewId;
   }
 
+  /** Whether the final reply should replace the preview by an edit, rather than arrive as a new message. */
+  get finalEditsPreview(): boolean {
+    const limit = this.options.freshFinalAfterMs ?? 0;
+    return !(limit > 0 && this.previewSince !== undefined && this.now() - this.previewSince >= limit);
+  }
+
   /** Stops previews and waits for the last one to land. */
   async close(): Promise<void> {
     this.closed = true;
@@ -64,7 +78,7 @@ export class ReplyStream {
 
   private onText(delta: string): void {
     this.text += delta;
-    if (!this.streams || this.text.length < MIN_PREVIEW_CHARS) return;
+    if (!this.streams || this.text.length < (this.options.previewAfterChars ?? MIN_PREVIEW_CHARS)) return;
     if (this.text.length + STREAM_CURSOR.length > this.options.adapter.maxMessageLength) return;
     const wait = this.lastEditAt + this.options.editIntervalMs - this.now();
     if (wait <= 0) this.flushPreview();
@@ -82,7 +96,10 @@ export class ReplyStream {
     this.chain(async () => {
       const { adapter, address } = this.options;
       if (this.previewId) await adapter.edit?.(address, this.previewId, text);
-      else this.previewId = (await adapter.send({ ...address, text })).messageId ?? undefined;
+      else {
+        this.previewId = (await adapter.send({ ...address, text })).messageId ?? undefined;
+        this.previewSince = this.now();
+      }
     });
   }
 

@@ -23,6 +23,10 @@ export interface PlatformDisplay {
   streaming: boolean;
   toolProgress: ToolProgressMode;
   editIntervalMs: number;
+  /** Characters of a reply before its first preview (`streaming.buffer_threshold`). */
+  previewAfterChars: number;
+  /** A preview older than this is replaced by a fresh message, not edited (`streaming.fresh_final_after_seconds`; 0 = never). */
+  freshFinalAfterMs: number;
 }
 
 export interface GatewaySettings {
@@ -103,6 +107,8 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
           own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.streaming.enabled ?? config.display.streaming,
         toolProgress: own?.tool_progress ?? TOOL_PROGRESS_BY_DEFAULT[platform] ?? config.display.tool_progress,
         editIntervalMs: Math.round((own?.edit_interval ?? config.streaming.edit_interval ?? 1) * 1000),
+        previewAfterChars: config.streaming.buffer_threshold,
+        freshFinalAfterMs: Math.round(config.streaming.fresh_final_after_seconds * 1000),
       };
     },
     toolsets(platform) {

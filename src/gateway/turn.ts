@@ -184,6 +184,8 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     address,
     streaming: watched && display.streaming,
     editIntervalMs: display.editIntervalMs,
+    previewAfterChars: display.previewAfterChars,
+    freshFinalAfterMs: display.freshFinalAfterMs,
     toolProgress: watched ? (runner.toolProgressChoice.get(sessionKey) ?? display.toolProgress) : "off",
     log: (line) => runner.log(line),
   });
@@ -207,7 +209,11 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     await stream.close();
   }
   await runner.routeSession(sessionKey, message, agent.sessionId);
-  await sendReply(runner, turn, reply, stream.previewMessageId);
+  if (stream.previewMessageId && !stream.finalEditsPreview && targetAdapter.delete) {
+    // Long enough that the user may have looked away: the answer comes as a new message, which notifies.
+    await targetAdapter.delete?.(address, stream.previewMessageId).catch(() => undefined);
+    await sendReply(runner, turn, reply, undefined);
+  } else await sendReply(runner, turn, reply, stream.previewMessageId);
   for (const key of inboundKeys) await runner.store.finishInbound(key, runner.now());
   await compressIfFull(runner, agent, turn);
 }

@@ -36,6 +36,10 @@ export const streamingSection = z
         .min(0.2, accepts("a number between 0.2 and 60"))
         .max(60, accepts("a number between 0.2 and 60"))
         .optional(),
+      /** Characters of a reply before its first preview is sent. */
+      buffer_threshold: z.number(accepts("a whole number of characters")).int().min(1).default(24),
+      /** Seconds after which the final reply arrives as a new message (it notifies) instead of an edit; 0 = always edit. */
+      fresh_final_after_seconds: z.number(accepts("a number of seconds")).min(0).default(0),
     },
     accepts("a mapping of settings"),
   )

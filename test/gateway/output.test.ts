@@ -23,6 +23,45 @@ test("a streamed reply grows in one message by edits and ends as the full text",
   }
 });
 
+test("past streaming.fresh_final_after_seconds the answer arrives as a new message and the preview goes", async () => {
+  const text = "A long answer that takes a while to arrive, piece by piece, so the user may look away.";
+  const gw = await startGateway({
+    config:
+      "display:\n  platforms:\n    test:\n      streaming: true\n      edit_interval: 0.2\n" +
+      "streaming:\n  fresh_final_after_seconds: 0.05\n",
+    provider: { script: [{ text, chunkDelayMs: 15 }] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "take your time" });
+    await gw.adapter.waitForText(/may look away\.$/);
+    const [preview, final] = gw.adapter.sent;
+    assert.equal(gw.adapter.sent.length, 2);
+    assert.match(preview?.text ?? "", / ▉$/);
+    assert.equal(preview?.deleted, true, "the preview was removed");
+    assert.equal(final?.text, text, "the answer was sent fresh, not edited in");
+    assert.deepEqual(final?.edits, []);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("no preview before streaming.buffer_threshold characters: a short reply is sent once", async () => {
+  const gw = await startGateway({
+    config:
+      "display:\n  platforms:\n    test:\n      streaming: true\n      edit_interval: 0.2\n" +
+      "streaming:\n  buffer_threshold: 500\n",
+    provider: { script: [{ text: "A reply of some sixty characters, shorter than the threshold.", chunkDelayMs: 5 }] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "hi" });
+    await gw.adapter.waitForText(/shorter than the threshold\.$/);
+    assert.equal(gw.adapter.sent.length, 1);
+    assert.deepEqual(gw.adapter.sent[0]?.edits, []);
+  } finally {
+    await gw.close();
+  }
+});
+
 test("with streaming off for the platform the reply is sent once, whole", async () => {
   const gw = await startGateway({
     config: "display:\n  platforms:\n    test:\n      streaming: false\n",
