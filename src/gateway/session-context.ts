@@ -75,6 +75,16 @@ export function withSender(
   return `[${name}] ${text}`;
 }
 
+/** `text` after the local time it was sent, with the zone's offset: `[2026-11-27 09:31 +01:00] text`. */
+export function withSentAt(text: string, sentAtMs: number): string {
+  const at = new Date(sentAtMs);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const offset = -at.getTimezoneOffset();
+  const zone = `${offset < 0 ? "-" : "+"}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+  const day = `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
+  return `[${day} ${two(at.getHours())}:${two(at.getMinutes())} ${zone}] ${text}`;
+}
+
 function chatLabel(platform: string, chatId: string, redactPii: boolean): string {
   return redacts(platform, redactPii) ? `chat_${hash12(chatId)}` : chatId;
 }

@@ -14,7 +14,7 @@ import { extractOutboundFiles, inboundInput, type OutboundFile, type Transcripts
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
 import type { GatewayRunner } from "./runner.js";
-import { isSharedSession, sessionContextPrompt, withSender } from "./session-context.js";
+import { isSharedSession, sessionContextPrompt, withSender, withSentAt } from "./session-context.js";
 import { splitMessage } from "./split-message.js";
 import { type Transcription, transcribe } from "./transcription.js";
 import type { Attachment, InboundMessage } from "./types.js";
@@ -146,7 +146,12 @@ async function dropCutOffAttempt(runner: GatewayRunner, sessionKey: string, text
 function turnText(runner: GatewayRunner, turn: Turn): string {
   const shared = isSharedSession(turn.message, runner.settings.keys);
   const redactPii = runner.runtime.config.privacy.redact_pii;
-  const signed = (text: string, message: InboundMessage) => (shared ? withSender(text, message, redactPii) : text);
+  const stamped = runner.runtime.config.gateway.message_timestamps.enabled;
+  const signed = (text: string, message: InboundMessage) => {
+    const said = shared ? withSender(text, message, redactPii) : text;
+    // Only the platform's own time: it is the same on a retry, so a cut-off attempt is recognised.
+    return stamped && message.sentAt !== undefined ? withSentAt(said, message.sentAt) : said;
+  };
   const own = signed(turn.text ?? turn.message.text, turn.message);
   if (turn.extra.length === 0) return own;
   const more = turn.extra.map((m) => signed(m.text, m)).join("\n\n");

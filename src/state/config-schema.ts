@@ -227,6 +227,8 @@ const gatewaySection = section({
   max_concurrent_runs: integerAtLeast(1, 10),
   /** Our addition: messages a busy chat may queue (busy_input_mode queue); later ones are summarised. */
   queue_limit: integerAtLeast(1, 10),
+  /** Each chat message reaches the model with the time it was sent. */
+  message_timestamps: section({ enabled: bool(false) }),
   /** Our addition: a message whose run crashed the process this many times is set aside. */
   max_inbound_attempts: integerAtLeast(1, 2),
   /** A gateway started this many times within the window refuses to start again (a crash loop). */

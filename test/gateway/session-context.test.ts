@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TestAdapter } from "../../src/gateway/adapters/test-adapter.js";
-import { isSharedSession, sessionContextPrompt, withSender } from "../../src/gateway/session-context.js";
+import { isSharedSession, sessionContextPrompt, withSender, withSentAt } from "../../src/gateway/session-context.js";
 import { modelRequests, startGateway } from "./harness.js";
 
 const perUser = { groupSessionsPerUser: true, threadSessionsPerUser: false };
@@ -127,6 +127,24 @@ test("through the gateway: the system prompt says where the chat is, and a share
       ["[alice] status?", "[bob] and mine?"],
     );
     assert.equal(second![0]!.content, first![0]!.content, "the session's system prompt stays the same bytes");
+  } finally {
+    await gw.close();
+  }
+});
+
+test("gateway.message_timestamps puts the local time each message was sent before it, with the zone's offset", async () => {
+  const sent = new Date(2026, 10, 27, 9, 31, 12).getTime();
+  const stamped = withSentAt("are we on?", sent);
+  assert.match(stamped, /^\[2026-11-27 09:31 [+-]\d{2}:\d{2}\] are we on\?$/);
+  const gw = await startGateway({
+    config: "gateway:\n  message_timestamps:\n    enabled: true\n",
+    provider: { fallback: { text: "ok" } },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "are we on?", sentAt: sent });
+    await gw.adapter.waitForText(/^ok$/);
+    const messages = modelRequests(gw.fake)[0]!.body.messages as Array<{ content: string }>;
+    assert.equal(messages.at(-1)!.content, stamped);
   } finally {
     await gw.close();
   }
