@@ -361,10 +361,21 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     registry,
     delegationDepsFrom(baseOptions, new IterationBudget(baseOptions.maxIterations ?? 90), config.delegation),
   );
-  await awaitMcp(tools.mcp, notice);
-
   /** Agents whose toolsets follow the configuration (and so gain MCP toolsets on reload). */
   const followsConfig = new Set<WeakRef<Agent>>();
+  const refreshFollowers = () => {
+    for (const ref of followsConfig) {
+      const agent = ref.deref();
+      if (!agent) {
+        followsConfig.delete(ref);
+        continue;
+      }
+      const enabled = agent.options.enabledToolsets;
+      for (const toolset of tools.mcpToolsets) if (enabled && !enabled.includes(toolset)) enabled.push(toolset);
+      agent.refreshTools();
+    }
+  };
+  await awaitMcp(tools.mcp, notice, config.mcp_discovery_timeout, refreshFollowers);
   const cache = new AgentCache({
     maxAgents: config.gateway.agent_cache.max_agents,
     idleMs: config.gateway.agent_cache.idle_timeout_minutes * 60_000,
@@ -447,16 +458,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       }
       const statuses = await tools.mcp.reload(servers);
       tools.mcpToolsets = tools.mcp.toolsetNames();
-      for (const ref of followsConfig) {
-        const agent = ref.deref();
-        if (!agent) {
-          followsConfig.delete(ref);
-          continue;
-        }
-        const enabled = agent.options.enabledToolsets;
-        for (const toolset of tools.mcpToolsets) if (enabled && !enabled.includes(toolset)) enabled.push(toolset);
-        agent.refreshTools();
-      }
+      refreshFollowers();
       const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
       return formatMcpStatus(statuses);
     },

@@ -102,14 +102,47 @@ export async function assembleTools(
   return { approvals, skillsIndex: buildSkillsIndex(skills), mcp, mcpToolsets: mcp?.toolsetNames() ?? [] };
 }
 
-/** Wait for MCP servers (each bounded by its connect timeout) and report the ones that failed. */
-export async function awaitMcp(mcp: McpManager | undefined, notice: (message: string) => void): Promise<void> {
+/**
+ * Waits for the MCP servers at most `waitSeconds` (`mcp_discovery_timeout`), so a slow server
+ * does not hold up the first turn; the ones that fail are reported whenever they do. When some
+ * were still connecting, `onLate` runs once they all have, so agents can take up their tools
+ * from their next turn.
+ */
+export async function awaitMcp(
+  mcp: McpManager | undefined,
+  notice: (message: string) => void,
+  waitSeconds: number,
+  onLate: () => void,
+): Promise<void> {
   if (!mcp) return;
-  const statuses = await mcp.start();
-  const failed = statuses.filter((s) => s.state !== "connected");
-  if (failed.length === 0) return;
-  const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
-  for (const line of formatMcpStatus(failed)) notice(line);
+  const all = mcp.start().then(async (statuses) => {
+    const failed = statuses.filter((s) => s.state !== "connected");
+    if (failed.length === 0) return;
+    const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
+    for (const line of formatMcpStatus(failed)) notice(line);
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), waitSeconds * 1000);
+  });
+  const inTime = await Promise.race([all.then(() => true as const), waited]);
+  clearTimeout(timer);
+  if (inTime) return;
+  const pending = mcp
+    .status()
+    .filter((s) => s.state === "connecting")
+    .map((s) => s.name);
+  if (pending.length > 0) {
+    notice(`MCP: ${pending.join(", ")} still starting; their tools join from the next turn once ready`);
+  }
+  void all.then(() => {
+    onLate();
+    const ready = mcp
+      .status()
+      .filter((s) => pending.includes(s.name) && s.state === "connected")
+      .map((s) => s.name);
+    if (ready.length > 0) notice(`MCP: ${ready.join(", ")} ready; their tools are offered from the next turn`);
+  });
 }
 
 /** 0 in the original's `tool_output` keys means no limit of that key's own. */

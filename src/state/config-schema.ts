@@ -515,6 +515,8 @@ export const configSchema = z.object(
     slack: slackSection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
+    /** Seconds a start waits for MCP servers before the first turn; later ones join from the next turn. */
+    mcp_discovery_timeout: numberBetween(0, 600, 1.5),
     stt: section({
       /** Voice messages reach the model as their transcript. */
       enabled: bool(true),

@@ -27,6 +27,8 @@ export interface TestRuntimeOptions {
   overrides?: RuntimeOverrides;
   /** Runs on the home before the runtime opens (install plugins, seed files). */
   setup?: (home: string) => void;
+  /** Told each notice as it is given (they are collected in `notices` too). */
+  onNotice?: (message: string) => void;
 }
 
 export async function openTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
@@ -43,7 +45,12 @@ export async function openTestRuntime(options: TestRuntimeOptions = {}): Promise
     localServers: false,
     skipDotEnv: true,
     ...(options.overrides ? { overrides: options.overrides } : {}),
-    callbacks: { onNotice: (message) => notices.push(message) },
+    callbacks: {
+      onNotice: (message) => {
+        notices.push(message);
+        options.onNotice?.(message);
+      },
+    },
   });
   return {
     runtime,
