@@ -34,6 +34,7 @@ export class ReplyStream {
   private text = "";
   private previewId: string | undefined;
   private previewSince: number | undefined;
+  private shownAt: number;
   private lastEditAt = 0;
   private inFlight: Promise<void> = Promise.resolve();
   private editTimer: NodeJS.Timeout | undefined;
@@ -45,6 +46,17 @@ export class ReplyStream {
 
   constructor(private readonly options: ReplyStreamOptions) {
     this.now = options.now ?? Date.now;
+    this.shownAt = this.now();
+  }
+
+  /** When the chat last saw something of this turn (a preview, a progress line, a note), or when it began. */
+  get lastShownAt(): number {
+    return this.shownAt;
+  }
+
+  /** Something else of this turn reached the chat (a "still working" note). */
+  shown(): void {
+    this.shownAt = this.now();
   }
 
   private get streams(): boolean {
@@ -92,6 +104,7 @@ export class ReplyStream {
 
   private flushPreview(): void {
     this.lastEditAt = this.now();
+    this.shownAt = this.lastEditAt;
     const text = this.text + STREAM_CURSOR;
     this.chain(async () => {
       const { adapter, address } = this.options;
@@ -109,6 +122,7 @@ export class ReplyStream {
     this.lastTool = name;
     const line = mode === "verbose" && preview ? `⚙ ${name}: ${preview}` : `⚙ ${name}`;
     this.progressLines.push(line);
+    this.shownAt = this.now();
     const { adapter, address } = this.options;
     const canEdit = adapter.canEdit && adapter.edit !== undefined;
     this.chain(async () => {

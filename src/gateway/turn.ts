@@ -17,6 +17,7 @@ import type { GatewayRunner } from "./runner.js";
 import { isSharedSession, sessionContextPrompt, withSender, withSentAt } from "./session-context.js";
 import { splitMessage } from "./split-message.js";
 import { type Transcription, transcribe } from "./transcription.js";
+import { timedOutNote, watchTurn } from "./turn-watch.js";
 import type { Attachment, InboundMessage } from "./types.js";
 
 export interface Turn {
@@ -198,17 +199,26 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   const typing = setInterval(() => void adapter.typing?.(address).catch(() => undefined), TYPING_EVERY_MS);
   void adapter.typing?.(address).catch(() => undefined);
   let reply: string;
+  const agentSettings = runner.runtime.config.agent;
+  const limits = {
+    timeoutSeconds: agentSettings.gateway_timeout,
+    warningSeconds: agentSettings.gateway_timeout_warning,
+    notifySeconds: agentSettings.gateway_notify_interval,
+  };
+  const watch = watchTurn(agent, stream, limits, (text) => runner.reply(message, sessionKey, text));
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
     const transcripts = await transcribeVoice(runner, attachments);
     const result = await agent.runConversation(inboundInput(turnText(runner, turn), attachments, transcripts));
-    if (result.error) reply = `⚠ ${result.error}`;
+    if (watch.timedOut) reply = [result.finalResponse, timedOutNote(limits)].filter(Boolean).join("\n\n");
+    else if (result.error) reply = `⚠ ${result.error}`;
     else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
     else if (result.interrupted && !result.finalResponse) reply = "";
     else reply = result.finalResponse;
   } catch (error) {
     reply = `⚠ Something went wrong: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
+    watch.stop();
     clearInterval(typing);
     unsubscribe();
     await stream.close();

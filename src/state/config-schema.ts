@@ -261,6 +261,12 @@ export const configSchema = z.object(
       max_reply_bytes: integerAtLeast(1024, 1024 * 1024),
       /** Seconds a stopping gateway lets running turns finish before interrupting them. */
       restart_drain_timeout: numberBetween(0, 3600, 0),
+      /** Seconds a chat turn may run before it is stopped (0 = no limit). */
+      gateway_timeout: numberBetween(0, 86_400, 1800),
+      /** Seconds into a chat turn at which the chat is told when it will be stopped (0 = never). */
+      gateway_timeout_warning: numberBetween(0, 86_400, 900),
+      /** A chat that has seen nothing of a running turn for this many seconds gets a "still working" line (0 = never). */
+      gateway_notify_interval: numberBetween(0, 86_400, 180),
       /** Retries of a failed provider call (after backoff) before falling back or giving up. */
       api_max_retries: integerAtLeast(0, 3),
       /**

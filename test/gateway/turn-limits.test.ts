@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { startGateway } from "./harness.js";
+
+const stalled = {
+  text: "I am thinking about this for a very long time",
+  fault: { kind: "stall" as const, afterChunks: 1 },
+};
+
+test("a chat turn past agent.gateway_timeout is stopped and the chat is told why, after a warning", async () => {
+  const gw = await startGateway({
+    config:
+      "agent:\n  gateway_timeout: 0.4\n  gateway_timeout_warning: 0.1\n  gateway_notify_interval: 0\n" +
+      "display:\n  platforms:\n    test:\n      streaming: false\n",
+    provider: { script: [stalled] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "do the long thing" });
+    await gw.adapter.waitForText(/agent\.gateway_timeout\)\. Ask me to continue/);
+    const texts = gw.adapter.texts();
+    assert.equal(texts.length, 2);
+    assert.equal(
+      texts[0],
+      "⏳ Still working after 0.1 s; I will stop in 0.3 s (agent.gateway_timeout). Send /stop to end it now.",
+    );
+    assert.equal(
+      texts[1],
+      "⚠ I stopped: this took longer than 0.4 s (agent.gateway_timeout). Ask me to continue, or break the task into smaller steps.",
+    );
+    // The chat can go on: the next message runs normally.
+    gw.fake.setScript([{ text: "back again" }]);
+    gw.adapter.inject({ messageId: "2", text: "continue" });
+    await gw.adapter.waitForText(/^back again$/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test("a chat that has seen nothing of a running turn for agent.gateway_notify_interval hears it is still running", async () => {
+  const gw = await startGateway({
+    config:
+      "agent:\n  gateway_timeout: 0.5\n  gateway_timeout_warning: 0\n  gateway_notify_interval: 0.1\n" +
+      "display:\n  platforms:\n    test:\n      streaming: false\n",
+    provider: { script: [stalled] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "do the long thing" });
+    await gw.adapter.waitForText(/^⚠ I stopped/);
+    const texts = gw.adapter.texts();
+    const notes = texts.filter((text) => /^⏳ Still working \(.* so far\)\.$/.test(text));
+    assert.ok(notes.length >= 1, `still-working notes: ${notes.length}`);
+    assert.match(texts.at(-1)!, /^⚠ I stopped/);
+  } finally {
+    await gw.close();
+  }
+});
