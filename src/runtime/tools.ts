@@ -89,7 +89,13 @@ export async function assembleTools(
     input.notice(`could not seed the bundled skills: ${(error as Error).message}`);
   }
   const externalDirs = externalSkillDirs(config.skills.external_dirs, home);
-  registerSkillsTools(registry, { home, cwd, externalDirs });
+  const { template_vars, inline_shell, inline_shell_timeout } = config.skills;
+  registerSkillsTools(registry, {
+    home,
+    cwd,
+    externalDirs,
+    preprocessing: { templateVars: template_vars, inlineShell: inline_shell, inlineShellTimeout: inline_shell_timeout },
+  });
   const { skills, problems } = discoverSkills({ home, cwd, externalDirs });
   for (const problem of problems) input.notice(`skill ${problem.path}: ${problem.message}`);
 

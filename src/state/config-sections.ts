@@ -146,4 +146,10 @@ export const skillsSection = section({
   hubs: z.array(skillHub, accepts("a list of hubs")).default([]),
   /** Shared skill folders, read-only (`~` and `${VAR}` expanded; relative: under $HERMES_HOME). */
   external_dirs: stringList(),
+  /** `${HERMES_SKILL_DIR}` and `${HERMES_SESSION_ID}` in a skill's text are filled in. */
+  template_vars: bool(true),
+  /** !`command` in SKILL.md is replaced by what the command prints. */
+  inline_shell: bool(false),
+  /** Seconds one such command may run. */
+  inline_shell_timeout: integerAtLeast(1, 10),
 });

@@ -155,7 +155,9 @@ test("an MCP server with sandbox: true runs confined; one without it does not", 
   const outside = tempDir("hermes-mcp-outside-");
   const server = (sandbox: boolean) =>
     `    command: ${process.execPath}\n    args: [${FILESYSTEM_BIN}, ${outside}]\n    sandbox: ${sandbox}\n`;
-  const w = await world(`  mode: workspace-write\nmcp_discovery_timeout: 60\nmcp_servers:\n  boxed:\n${server(true)}  free:\n${server(false)}`);
+  const w = await world(
+    `  mode: workspace-write\nmcp_discovery_timeout: 60\nmcp_servers:\n  boxed:\n${server(true)}  free:\n${server(false)}`,
+  );
   const ctx = { cwd: w.cwd, signal: new AbortController().signal };
   const boxed = await w.runtime.registry
     .get("mcp_boxed_write_file")!

@@ -152,7 +152,7 @@ test("the skills index is deterministic, grouped by category, and names skill_vi
   assert.equal(buildSkillsIndex([]), "");
 });
 
-test("/skill-name expands into a message that carries the skill and states the request", () => {
+test("/skill-name expands into a message that carries the skill and states the request", async () => {
   const { home, user } = layout();
   writeSkill(user, "plan-change", {
     text: skillMd("plan-change", "Plan changes.", "Read the code first, then write the steps."),
@@ -160,18 +160,18 @@ test("/skill-name expands into a message that carries the skill and states the r
   });
   const { skills } = discoverSkills({ home });
 
-  const expanded = expandSkillCommand("/plan-change fix the login bug", skills);
+  const expanded = await expandSkillCommand("/plan-change fix the login bug", skills);
   assert.ok(expanded);
   assert.equal(expanded.skill.name, "plan-change");
   assert.match(expanded.message, /Read the code first, then write the steps\./);
   assert.match(expanded.message, /references\/checklist\.md/);
   assert.match(expanded.message, /Request: fix the login bug$/);
 
-  const bare = expandSkillCommand("/plan-change", skills);
+  const bare = await expandSkillCommand("/plan-change", skills);
   assert.match(bare?.message ?? "", /no request/);
-  assert.equal(expandSkillCommand("/no-such-skill do it", skills), undefined);
-  assert.equal(expandSkillCommand("plan-change fix it", skills), undefined);
-  assert.equal(expandSkillCommand("/help", skills), undefined);
+  assert.equal(await expandSkillCommand("/no-such-skill do it", skills), undefined);
+  assert.equal(await expandSkillCommand("plan-change fix it", skills), undefined);
+  assert.equal(await expandSkillCommand("/help", skills), undefined);
 });
 
 test("skips hidden folders and stray files in the skills folder", () => {

@@ -157,7 +157,15 @@ export class ChatController implements SlashContext {
     const resolution = this.commands.resolve(text);
     if (resolution?.kind === "unknown") {
       // Every installed skill is also a `/skill-name` command.
-      const skill = expandSkillCommand(text, this.skills());
+      const skills = this.current.config.skills;
+      const skill = await expandSkillCommand(text, this.skills(), {
+        sessionId: this.current.agent.sessionId,
+        preprocessing: {
+          templateVars: skills.template_vars,
+          inlineShell: skills.inline_shell,
+          inlineShellTimeout: skills.inline_shell_timeout,
+        },
+      });
       if (skill) return this.send(skill.message);
     }
     if (resolution) return this.runCommand(resolution);

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { findSkill, type Skill } from "./discovery.js";
+import { DEFAULT_SKILL_PREPROCESSING, preprocessSkillText, type SkillPreprocessing } from "./preprocess.js";
 import { listSkillFiles } from "./skill-files.js";
 
 export interface SkillCommand {
@@ -21,7 +22,11 @@ export function skillCommands(skills: readonly Skill[]): Array<{ command: string
 }
 
 /** The expanded message when `text` is `/skill-name [request]` for an installed skill; else undefined. */
-export function expandSkillCommand(text: string, skills: readonly Skill[]): SkillCommand | undefined {
+export async function expandSkillCommand(
+  text: string,
+  skills: readonly Skill[],
+  options: { sessionId?: string | undefined; preprocessing?: SkillPreprocessing } = {},
+): Promise<SkillCommand | undefined> {
   const match = COMMAND.exec(text.trim());
   if (!match?.[1]) return undefined;
   const skill = findSkill(skills, match[1].toLowerCase());
@@ -32,6 +37,11 @@ export function expandSkillCommand(text: string, skills: readonly Skill[]): Skil
   } catch {
     return undefined;
   }
+  instructions = await preprocessSkillText(
+    instructions,
+    { skillDir: skill.dir, sessionId: options.sessionId },
+    options.preprocessing ?? DEFAULT_SKILL_PREPROCESSING,
+  );
   const request = match[2]?.trim() ?? "";
   const files = listSkillFiles(skill.dir);
   const lines = [

@@ -8,6 +8,12 @@ import { approveAgentWrite } from "../approval/agent-writes.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { discoverSkills, findSkill } from "./discovery.js";
 import { locateUserSkill, MANAGE_ACTIONS, type ManageArgs, type ManageResult, manageSkill } from "./manage.js";
+import {
+  DEFAULT_SKILL_PREPROCESSING,
+  preprocessSkillText,
+  type SkillPreprocessing,
+  substituteSkillVars,
+} from "./preprocess.js";
 import { UNCATEGORIZED } from "./skills-index.js";
 import { recordSkillUse } from "./usage.js";
 import { viewSkill } from "./view.js";
@@ -19,6 +25,8 @@ export interface SkillsToolsOptions {
   cwd?: string;
   /** `skills.external_dirs`, resolved. */
   externalDirs?: readonly string[];
+  /** `skills.template_vars`, `inline_shell` and `inline_shell_timeout` (default: variables only). */
+  preprocessing?: SkillPreprocessing;
 }
 
 export const skillsListParameters = z.object({
@@ -82,17 +90,23 @@ export function skillsListTool(
   });
 }
 
-export function skillViewTool(
+export async function skillViewTool(
   options: SkillsToolsOptions,
   args: z.infer<typeof skillViewParameters>,
-  ctx: Pick<ToolContext, "cwd">,
-): string {
+  ctx: Pick<ToolContext, "cwd" | "sessionId">,
+): Promise<string> {
   const skill = findSkill(catalogFor(options, ctx).skills, args.name.trim());
   if (!skill) {
     return JSON.stringify({ success: false, error: `no skill named "${args.name}"; skills_list shows what exists` });
   }
   const view = viewSkill(skill, args.file_path);
-  if (view.success) recordView(options.home, skill.name);
+  if (!view.success) return JSON.stringify(view);
+  recordView(options.home, skill.name);
+  const settings = options.preprocessing ?? DEFAULT_SKILL_PREPROCESSING;
+  const vars = { skillDir: skill.dir, sessionId: ctx.sessionId };
+  // Inline commands run only from SKILL.md; its supporting files get the variables.
+  if (view.file_path === undefined) view.content = await preprocessSkillText(view.content, vars, settings);
+  else if (settings.templateVars) view.content = substituteSkillVars(view.content, vars);
   return JSON.stringify(view);
 }
 
