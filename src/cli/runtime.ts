@@ -105,6 +105,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
     platform: "cli",
     interactive: options.interactive,
+    singleTurn: !options.interactive,
     // -v mirrors the log to stderr in one-shot runs; in the TUI it would scribble over the screen.
     ...(flags.verbose && !options.interactive
       ? { logMirror: (line: string) => process.stderr.write(`${line}\n`) }

@@ -95,6 +95,11 @@ export interface OpenRuntimeOptions {
   extensions?: Extensions;
   /** Also hand every log line to this (the CLI's -v mirrors the log to stderr). */
   logMirror?: (line: string) => void;
+  /**
+   * The process runs one turn and exits (a one-shot prompt): MCP servers are waited for up to
+   * their own connect_timeout, not `mcp_discovery_timeout`, since no later turn could use them.
+   */
+  singleTurn?: boolean;
 }
 
 export interface AgentRequest {
@@ -375,7 +380,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       agent.refreshTools();
     }
   };
-  await awaitMcp(tools.mcp, notice, config.mcp_discovery_timeout, refreshFollowers);
+  const mcpWait = options.singleTurn ? Number.POSITIVE_INFINITY : config.mcp_discovery_timeout;
+  await awaitMcp(tools.mcp, notice, mcpWait, refreshFollowers);
   const cache = new AgentCache({
     maxAgents: config.gateway.agent_cache.max_agents,
     idleMs: config.gateway.agent_cache.idle_timeout_minutes * 60_000,

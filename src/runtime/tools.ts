@@ -127,6 +127,7 @@ export async function awaitMcp(
     const { formatMcpStatus } = await import("../tools/mcp/status-text.js");
     for (const line of formatMcpStatus(failed)) notice(line);
   });
+  if (!Number.isFinite(waitSeconds)) return all;
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), waitSeconds * 1000);

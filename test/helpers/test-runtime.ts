@@ -29,6 +29,8 @@ export interface TestRuntimeOptions {
   setup?: (home: string) => void;
   /** Told each notice as it is given (they are collected in `notices` too). */
   onNotice?: (message: string) => void;
+  /** Open as a one-shot run does (MCP servers waited for in full). */
+  singleTurn?: boolean;
 }
 
 export async function openTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
@@ -44,6 +46,7 @@ export async function openTestRuntime(options: TestRuntimeOptions = {}): Promise
     home,
     localServers: false,
     skipDotEnv: true,
+    ...(options.singleTurn ? { singleTurn: true } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     callbacks: {
       onNotice: (message) => {

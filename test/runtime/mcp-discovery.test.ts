@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openTestRuntime } from "../helpers/test-runtime.js";
@@ -39,6 +40,27 @@ test("a server still starting after mcp_discovery_timeout does not hold up the f
     writeFileSync(gate, "go\n");
     await ready;
     await agent.runConversation("two");
+    assert.ok(offeredTools(fake.requests.at(-1)!.body).includes("mcp_gated_echo"));
+  } finally {
+    await close();
+  }
+});
+
+test("a one-shot run waits for its MCP servers in full: its single turn has their tools", async () => {
+  const gate = join(tempDir("hermes-mcp-gate-"), "gate");
+  assert.equal(spawnSync("mkfifo", [gate]).status, 0);
+  const command = `read _ < ${gate}; exec ${process.execPath} ${FIXTURE_SERVER}`;
+  const opening = openTestRuntime({
+    config: `mcp_discovery_timeout: 0\nmcp_servers:\n  gated:\n    command: bash\n    args: ["-c", ${JSON.stringify(command)}]\n`,
+    script: [{ text: "done" }],
+    singleTurn: true,
+  });
+  // Opening the gate waits (off the main thread) for the server's shell to reach it.
+  await writeFile(gate, "go\n");
+  const { runtime, fake, notices, close } = await opening;
+  try {
+    assert.doesNotMatch(notices.join("\n"), /still starting/);
+    await runtime.createAgent().runConversation("use it");
     assert.ok(offeredTools(fake.requests.at(-1)!.body).includes("mcp_gated_echo"));
   } finally {
     await close();
