@@ -62,3 +62,18 @@ export function listPersonalities(known: readonly Personality[], current: string
   const lines = known.map((p) => `${p.name === current ? "*" : " "} ${p.name} — ${p.description}`);
   return [`Personalities (/personality NAME, /personality none):`, ...lines].join("\n");
 }
+
+/** `display.personality`: the personality conversations start with, when it names a known one. */
+export function startingPersonality(
+  wanted: string,
+  configured: Record<string, unknown>,
+  notice: (message: string) => void,
+): { name: string; prompt: string } | undefined {
+  if (!wanted.trim()) return undefined;
+  const choice = choosePersonality(wanted, personalities(configured, notice));
+  if (typeof choice === "string") {
+    notice(`display.personality: ${choice}`);
+    return undefined;
+  }
+  return choice.kind === "set" ? { name: choice.personality.name, prompt: choice.personality.prompt } : undefined;
+}

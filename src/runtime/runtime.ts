@@ -38,6 +38,7 @@ import { Learner } from "./learning/learner.js";
 import type { DetectOptions } from "./local-servers.js";
 import { memoryProviderNames } from "./memory-providers.js";
 import { chooseModel, type ModelOverrides } from "./model-choice.js";
+import { startingPersonality } from "./personalities.js";
 import { extensionsWanted } from "./plugins/candidates.js";
 import type { Extensions } from "./plugins/setup.js";
 import { loadPrefillMessages } from "./prefill.js";
@@ -345,6 +346,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     memory: features.memoryWiring,
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
+  const startPersonality = startingPersonality(config.display.personality, config.personalities, (m) => notice(m));
+  if (startPersonality) baseOptions.personality = startPersonality;
   const prefill = loadPrefillMessages(config.prefill_messages_file, home, (message) => notice(message));
   if (prefill) baseOptions.prefillMessages = prefill;
   // Sessions starting together (a burst of API requests) look for project context files once.

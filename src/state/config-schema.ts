@@ -546,6 +546,8 @@ export const configSchema = z.object(
     /** What a direct message from an unknown user gets: a pairing code, or nothing. */
     unauthorized_dm_behavior: oneOf(["pair", "ignore"]).default("pair"),
     display: section({
+      /** The personality conversations start with (a name from `personalities` or the built-in ones; "" = none). */
+      personality: text(""),
       /** What a message sent while the agent works does: interrupt it, wait its turn, or steer it. */
       busy_input_mode: oneOf(["interrupt", "queue", "steer"]).default("interrupt"),
       /** Per-platform display settings (`streaming`, `tool_progress`, `edit_interval` in seconds). */

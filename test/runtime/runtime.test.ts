@@ -214,3 +214,17 @@ test("agent.service_tier goes with every model request of the runtime's agents",
   assert.ok(posts.length > 0);
   for (const request of posts) assert.equal(request.body.service_tier, "priority");
 });
+
+test("display.personality is the personality conversations start with; an unknown name is reported and ignored", async () => {
+  const runtime = await open("display:\n  personality: concise\n");
+  const before = fake.requests.length;
+  await runtime.createAgent().runConversation("hello");
+  const system = String(
+    (fake.requests.slice(before).find((r) => r.method === "POST")!.body.messages as Array<{ content: string }>)[0]!
+      .content,
+  );
+  assert.match(system, /Be concise: answer in as few words as the task allows/);
+  const notices: string[] = [];
+  await open("display:\n  personality: pirate\n", notices);
+  assert.ok(notices.some((n) => /display\.personality: No personality "pirate"\. Known: .*concise/.test(n)));
+});
