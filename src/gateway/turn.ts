@@ -200,10 +200,11 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   void adapter.typing?.(address).catch(() => undefined);
   let reply: string;
   const agentSettings = runner.runtime.config.agent;
+  // Nobody watches a delivered or signed run: it keeps its limit, without notes along the way.
   const limits = {
     timeoutSeconds: agentSettings.gateway_timeout,
-    warningSeconds: agentSettings.gateway_timeout_warning,
-    notifySeconds: agentSettings.gateway_notify_interval,
+    warningSeconds: watched ? agentSettings.gateway_timeout_warning : 0,
+    notifySeconds: watched ? agentSettings.gateway_notify_interval : 0,
   };
   const watch = watchTurn(agent, stream, limits, (text) => runner.reply(message, sessionKey, text));
   try {

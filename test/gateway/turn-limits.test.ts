@@ -54,3 +54,20 @@ test("a chat that has seen nothing of a running turn for agent.gateway_notify_in
     await gw.close();
   }
 });
+
+test("a run whose answer is delivered elsewhere keeps its time limit but sends no notes along the way", async () => {
+  const gw = await startGateway({
+    config: "agent:\n  gateway_timeout: 0.4\n  gateway_timeout_warning: 0.1\n  gateway_notify_interval: 0.1\n",
+    provider: { script: [stalled] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "nightly digest", deliverTo: { platform: "test", chatId: "digest" } });
+    await gw.adapter.waitForText(/^⚠ I stopped/, "digest");
+    assert.deepEqual(
+      gw.adapter.texts().map((text) => text.slice(0, 14)),
+      ["⚠ I stopped: t"],
+    );
+  } finally {
+    await gw.close();
+  }
+});
