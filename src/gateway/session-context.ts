@@ -108,12 +108,12 @@ function where(input: SessionContextInput): string {
   const chat = message.chatName?.trim()
     ? quotedLabel(message.chatName)
     : quotedLabel(chatLabel(message.platform, message.chatId, redactPii));
-  let place: string;
-  if (message.chatType === "dm") place = `a direct conversation with ${quotedLabel(senderLabel(message, redactPii))}`;
-  else if (message.chatType === "channel") place = `the channel ${chat}`;
-  else place = `the group ${chat}`;
-  const thread = message.threadId ? `, in a thread of it` : "";
-  return `${platform}, ${place}${thread}`;
+  if (message.chatType === "dm") {
+    return `${platform}, a direct conversation with ${quotedLabel(senderLabel(message, redactPii))}`;
+  }
+  if (message.chatType === "thread") return `${platform}, a thread in ${chat}`;
+  const place = message.chatType === "channel" ? `the channel ${chat}` : `the group ${chat}`;
+  return `${platform}, ${place}${message.threadId ? ", in a thread of it" : ""}`;
 }
 
 export function sessionContextPrompt(input: SessionContextInput): string {

@@ -149,3 +149,15 @@ test("gateway.message_timestamps puts the local time each message was sent befor
     await gw.close();
   }
 });
+
+test("a thread is named as a thread of its channel", () => {
+  const prompt = sessionContextPrompt({
+    message: { ...base, platform: "discord", chatType: "thread", chatId: "C1", threadId: "T1", chatName: "dev" },
+    keys: perUser,
+    platforms: [],
+    homeChannels: {},
+    redactPii: false,
+  });
+  assert.match(prompt, /- Where: Discord, a thread in "dev"\./);
+  assert.match(prompt, /Several people write in this session/);
+});
