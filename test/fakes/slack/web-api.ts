@@ -213,7 +213,10 @@ export class FakeSlackState {
       const problem = this.channelError(params.channel);
       if (problem) return problem;
       const id = params.channel as string;
-      return ok(true, { channel: { id, is_im: id.startsWith("D"), is_channel: id.startsWith("C") } });
+      const name = id.startsWith("D") ? undefined : `chan-${id.toLowerCase()}`;
+      return ok(true, {
+        channel: { id, ...(name ? { name } : {}), is_im: id.startsWith("D"), is_channel: id.startsWith("C") },
+      });
     },
     "files.getUploadURLExternal": (params) => {
       const name = typeof params.filename === "string" ? params.filename : "";

@@ -116,6 +116,13 @@ test("a mention in a channel is answered in its thread, and the thread continues
     mention(slack, "new topic");
     await slack.waitFor(() => answers().length === 3, "the third answer");
     assert.equal(answers()[2]!.text, "heard [member-u0alice01] new topic", "a new mention starts a new thread");
+    const system = String((modelRequests(gw.fake)[0]!.body.messages as Array<{ content: string }>)[0]!.content);
+    assert.match(
+      system,
+      new RegExp(`- Where: Slack, the channel "chan-${CHANNEL.toLowerCase()}", in a thread of it\\.`),
+      "the channel's name",
+    );
+    assert.equal(slack.calls.filter((c) => c.method === "conversations.info").length, 1, "looked up once");
     assert.equal(modelRequests(gw.fake).length, 3, "the app_mention and message twins ran once each");
   } finally {
     await close();

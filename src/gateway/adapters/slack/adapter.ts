@@ -76,6 +76,7 @@ export class SlackAdapter implements PlatformAdapter {
   private readonly activeThreads = new RecentKeys(5_000);
   private readonly answeredPrompts = new RecentKeys(1_000);
   private readonly userNames = new Map<string, string | null>();
+  private readonly channelNames = new Map<string, string | null>();
   /** Events of one channel are handled in order, even when one of them waits for a download. */
   private readonly channelQueues = new Map<string, Promise<void>>();
 
@@ -245,7 +246,12 @@ export class SlackAdapter implements PlatformAdapter {
     if (verdict.threadKey) this.activeThreads.add(verdict.threadKey);
     this.inOrder(message.chatId, async () => {
       const userName = await this.userName(message.userId);
-      const inbound: InboundMessage = { ...message, ...(userName ? { userName } : {}) };
+      const chatName = message.chatType === "dm" ? undefined : await this.channelName(message.chatId);
+      const inbound: InboundMessage = {
+        ...message,
+        ...(userName ? { userName } : {}),
+        ...(chatName ? { chatName } : {}),
+      };
       if (files.length > 0) {
         const { attachments, failures } = await downloadFiles(
           files,
@@ -305,16 +311,32 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   /** The member's workspace handle (unique, unlike display names), fetched once per member. */
-  private async userName(userId: string): Promise<string | undefined> {
-    if (this.userNames.has(userId)) return this.userNames.get(userId) ?? undefined;
+  private userName(userId: string): Promise<string | undefined> {
+    return this.lookup(this.userNames, userId, async () => (await this.web.users.info({ user: userId })).user?.name);
+  }
+
+  /** The channel's name (for the model's "This conversation" section), fetched once per channel. */
+  private channelName(channel: string): Promise<string | undefined> {
+    return this.lookup(
+      this.channelNames,
+      channel,
+      async () => (await this.web.conversations.info({ channel })).channel?.name,
+    );
+  }
+
+  /** A name looked up once per id (remembered as missing too); a failed lookup is tried again later. */
+  private async lookup(
+    cache: Map<string, string | null>,
+    id: string,
+    fetch: () => Promise<string | undefined>,
+  ): Promise<string | undefined> {
+    if (cache.has(id)) return cache.get(id) ?? undefined;
     try {
-      const result = await this.web.users.info({ user: userId });
-      const name = result.user?.name ?? null;
-      if (this.userNames.size >= 5_000) this.userNames.clear();
-      this.userNames.set(userId, name);
+      const name = (await fetch()) ?? null;
+      if (cache.size >= 5_000) cache.clear();
+      cache.set(id, name);
       return name ?? undefined;
     } catch {
-      // Not cached: a later message tries again.
       return undefined;
     }
   }
