@@ -180,3 +180,20 @@ test("a DM from a stranger gets a pairing code and never reaches the model", asy
     await close();
   }
 });
+
+test("a channel name Slack refuses (a scope the app lacks) is not asked for again", async () => {
+  const { gw, slack, close } = await startSlackGateway({ provider: { fallback: { text: "ok" } } });
+  const answers = () => finished(slack, CHANNEL);
+  try {
+    slack.state.fail("conversations.info", { error: "missing_scope" }, 5);
+    mention(slack, "first");
+    await slack.waitFor(() => answers().length === 1, "the first answer");
+    mention(slack, "second");
+    await slack.waitFor(() => answers().length === 2, "the second answer");
+    assert.equal(slack.calls.filter((c) => c.method === "conversations.info").length, 1);
+    const system = String((modelRequests(gw.fake)[0]!.body.messages as Array<{ content: string }>)[0]!.content);
+    assert.match(system, new RegExp(`- Where: Slack, the channel "${CHANNEL}", in a thread of it\\.`));
+  } finally {
+    await close();
+  }
+});

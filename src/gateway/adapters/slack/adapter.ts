@@ -324,19 +324,26 @@ export class SlackAdapter implements PlatformAdapter {
     );
   }
 
-  /** A name looked up once per id (remembered as missing too); a failed lookup is tried again later. */
+  /**
+   * A name looked up once per id (remembered as missing too). Slack's refusal (a scope the app
+   * lacks, an unknown id) is remembered as missing; a network failure is tried again later.
+   */
   private async lookup(
     cache: Map<string, string | null>,
     id: string,
     fetch: () => Promise<string | undefined>,
   ): Promise<string | undefined> {
     if (cache.has(id)) return cache.get(id) ?? undefined;
-    try {
-      const name = (await fetch()) ?? null;
+    const remember = (name: string | null) => {
       if (cache.size >= 5_000) cache.clear();
       cache.set(id, name);
+    };
+    try {
+      const name = (await fetch()) ?? null;
+      remember(name);
       return name ?? undefined;
-    } catch {
+    } catch (error) {
+      if ((error as { code?: string }).code === "slack_webapi_platform_error") remember(null);
       return undefined;
     }
   }
