@@ -18,7 +18,9 @@ import type { ToolGuardrails } from "./guardrails.js";
 import type { HookRunner } from "./hooks.js";
 import type { MemoryManager } from "./memory-manager.js";
 import type { ModelRoute, RetryPolicy } from "./model-call.js";
+import type { PromptGuidance } from "./prompt-guidance.js";
 import type { TerminalEnvironment } from "./system-prompt.js";
+import type { TurnCheckSettings } from "./turn-checks.js";
 
 export interface RouteSpec {
   provider: string;
@@ -108,6 +110,10 @@ export interface AgentOptions {
   ephemeralSystemPrompt?: string;
   /** The skills catalog for the system prompt. */
   skillsIndex?: string;
+  /** `agent.*` switches for the system prompt's guidance; default DEFAULT_PROMPT_GUIDANCE. */
+  guidance?: PromptGuidance;
+  /** What is checked before a final answer ends a turn; unset: nothing. */
+  turnChecks?: TurnCheckSettings;
   /** Load AGENTS.md and the other project context files from `cwd` (default true). */
   loadContextFiles?: boolean;
   /** A remote terminal backend whose facts replace the local environment hint. */

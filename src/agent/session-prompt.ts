@@ -5,11 +5,15 @@
 import type { Message } from "../llm/types.js";
 import { MemoryStore } from "../state/memory-store.js";
 import { hermesPaths } from "../state/paths.js";
+import { isCodingSession } from "./coding-context.js";
+import { codingPromptLayer } from "./coding-prompt.js";
 import { COMPACTION_SYSTEM_NOTE } from "./compression/assemble.js";
 import { prependText } from "./compression/text.js";
 import { buildContextFilesPrompt } from "./context-files.js";
+import { environmentProbe } from "./environment-probe.js";
 import { MemoryManager } from "./memory-manager.js";
 import type { AgentOptions } from "./options.js";
+import { DEFAULT_PROMPT_GUIDANCE } from "./prompt-guidance.js";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt.js";
 
 export async function sessionPromptInput(
@@ -19,7 +23,15 @@ export async function sessionPromptInput(
   memory: MemoryManager | undefined,
 ): Promise<SystemPromptInput> {
   const cwd = options.cwd ?? process.cwd();
+  const guidance = options.guidance ?? DEFAULT_PROMPT_GUIDANCE;
+  const local = !options.terminalEnvironment || options.terminalEnvironment.backend === "local";
+  const coding = isCodingSession({ mode: guidance.coding.mode, platform: options.platform, cwd })
+    ? await codingPromptLayer({ cwd, model, instructions: guidance.coding.instructions })
+    : undefined;
   return {
+    guidance,
+    ...(coding ? { coding } : {}),
+    ...(guidance.environmentProbe && local ? { environmentProbe: environmentProbe() } : {}),
     cwd,
     toolNames,
     model,

@@ -11,6 +11,12 @@ import { join } from "node:path";
 import { scanForThreats } from "../util/threats.js";
 import { capContextText } from "./context-files.js";
 import { PLATFORM_HINTS } from "./platform-hints.js";
+import {
+  DEFAULT_PROMPT_GUIDANCE,
+  generalToolGuidance,
+  modelFamilyGuidance,
+  type PromptGuidance,
+} from "./prompt-guidance.js";
 
 export { PLATFORM_HINTS } from "./platform-hints.js";
 
@@ -52,6 +58,12 @@ export interface SystemPromptInput {
   timeZone?: string;
   /** What the user wrote about the environment (`agent.environment_hint`). */
   environmentHint?: string | undefined;
+  /** `agent.*` prompt switches; default DEFAULT_PROMPT_GUIDANCE. */
+  guidance?: PromptGuidance;
+  /** The coding brief and workspace snapshot (coding-prompt.ts), when the session takes the coding posture. */
+  coding?: string;
+  /** Facts about this machine's tooling worth a line (environment-probe.ts). */
+  environmentProbe?: string;
   /** The user's text for this platform's layer (`platform_hints`); "" leaves the layer out. */
   platformHint?: string | undefined;
 }
@@ -63,12 +75,14 @@ export interface PromptLayer {
 
 /** The non-empty layers in the order they are joined (`hermes prompt-size` reports each). */
 export function systemPromptLayers(input: SystemPromptInput): PromptLayer[] {
+  const guidance = input.guidance ?? DEFAULT_PROMPT_GUIDANCE;
   const layers: Array<[string, string | undefined]> = [
     ["identity", identity(input.home)],
     ["platform", input.platformHint ?? (input.platform ? PLATFORM_HINTS[input.platform] : undefined)],
     ["environment", environmentHint(input)],
-    ["model guidance", modelFamilyGuidance(input.model, input.toolNames)],
-    ["tool guidance", behaviourGuidance(input.toolNames)],
+    ["model guidance", modelFamilyGuidance(input.model, input.toolNames, guidance.toolUseEnforcement)],
+    ["tool guidance", behaviourGuidance(input.toolNames, guidance)],
+    ["coding", input.coding],
     // The index only helps a model that can load skills.
     ["skills index", input.toolNames.includes("skill_view") ? input.skillsIndex : undefined],
     ["context files", input.contextFiles],
@@ -126,7 +140,8 @@ function sessionStart(now: Date, timeZone: string | undefined): string {
 }
 
 function environmentHint(input: SystemPromptInput): string {
-  const facts = environmentFacts(input);
+  const probe = input.environmentProbe?.trim();
+  const facts = probe ? `${environmentFacts(input)}\n${probe}` : environmentFacts(input);
   const note = input.environmentHint?.trim();
   return note ? `${facts}\nAbout this environment, from the user: ${note}` : facts;
 }
@@ -162,47 +177,6 @@ function hostName(os: string): string {
   return names[os] ?? os;
 }
 
-const TOOL_USE_ENFORCEMENT = `# Acting through tools
-Use your tools to act; do not describe what you would do instead of doing it. When you say you will run, read, check or create something, make that tool call in the same reply. Do not end a reply by promising future work: do it now, and keep going until the task is finished.
-Each reply should either make progress with tool calls or deliver the final result to the user.`;
-
-const OPENAI_EXECUTION_GUIDANCE = `<use_tools_for_facts>
-Work these out with a tool, never from recall or mental arithmetic:
-- calculations and unit conversions (terminal or execute_code)
-- hashes, encodings and checksums (terminal)
-- the current date, time or time zone (terminal)
-- the state of this system: OS, CPU, memory, disk, ports, processes (terminal)
-- file contents, sizes and line counts (read_file, search_files or terminal)
-- git history, branches and diffs (terminal)
-- current events, prices and latest versions (web_search)
-The memory and user profile describe the user, not the machine you run on, which may differ.
-</use_tools_for_facts>
-
-<act_on_the_obvious_reading>
-When a request has an obvious default meaning, act on it instead of asking: "is port 443 open?" means on this machine; "what time is it?" means run date. Ask only when the ambiguity would change which tool you call.
-</act_on_the_obvious_reading>`;
-
-const GOOGLE_OPERATIONAL_GUIDANCE = `# Working style
-Use absolute paths with file tools. Read a file before you change it and check the result after. Run independent tool calls together in one reply. Keep explanations short and let the tool results carry the detail.`;
-
-/** Families that tend to narrate instead of calling tools and do better with explicit rules. */
-function modelFamily(model: string | undefined): "openai" | "google" | "other-enforced" | undefined {
-  if (!model) return undefined;
-  const name = (model.split("/").at(-1) ?? model).toLowerCase();
-  if (/^(gpt|codex|o[1-9]\b|o[1-9]-)/.test(name)) return "openai";
-  if (/^(gemini|gemma)/.test(name)) return "google";
-  if (/^(grok|glm)/.test(name)) return "other-enforced";
-  return undefined;
-}
-
-function modelFamilyGuidance(model: string | undefined, toolNames: string[]): string | undefined {
-  const family = modelFamily(model);
-  if (!family || toolNames.length === 0) return undefined;
-  if (family === "openai") return `${TOOL_USE_ENFORCEMENT}\n\n${OPENAI_EXECUTION_GUIDANCE}`;
-  if (family === "google") return `${TOOL_USE_ENFORCEMENT}\n\n${GOOGLE_OPERATIONAL_GUIDANCE}`;
-  return TOOL_USE_ENFORCEMENT;
-}
-
 const MEMORY_GUIDANCE = `# Persistent memory
 The memory tool keeps notes for future sessions: the user's preferences, facts about their environment, quirks of tools, stable conventions. Keep entries short and worth keeping; the best one spares the user a correction or a reminder.
 Never save task progress, to-do state, issue or PR numbers, commit ids or anything stale within a week (transcripts can be searched). Write facts, not orders: "The user likes brief answers", not "Always answer briefly". Procedures belong in skills.`;
@@ -213,13 +187,13 @@ const SESSION_SEARCH_GUIDANCE =
 const SKILLS_GUIDANCE =
   "After a task that took real effort or revealed a reusable procedure, consider saving it as a skill; fix a skill you used that proved wrong or incomplete.";
 
-function behaviourGuidance(toolNames: string[]): string | undefined {
+function behaviourGuidance(toolNames: string[], guidance: PromptGuidance): string | undefined {
   const lines: string[] = [];
   if (toolNames.includes("memory")) lines.push(MEMORY_GUIDANCE);
   if (toolNames.includes("session_search")) lines.push(SESSION_SEARCH_GUIDANCE);
   if (toolNames.includes("skill_manage") || toolNames.includes("skill_view")) lines.push(SKILLS_GUIDANCE);
   if (toolNames.includes("todo")) lines.push("For multi-step tasks, keep a todo list and update it as you go.");
-  if (toolNames.length > 0)
-    lines.push("Call tools rather than guessing facts you can check, and run independent calls together.");
+  const general = generalToolGuidance(toolNames, guidance).join(" ");
+  if (general) lines.push(general);
   return lines.length ? lines.join("\n\n") : undefined;
 }

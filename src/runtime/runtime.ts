@@ -10,6 +10,7 @@ import { Agent, type AgentOptions } from "../agent/agent.js";
 import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import { IterationBudget } from "../agent/budget.js";
+import { isCodingSession } from "../agent/coding-context.js";
 import { CONTEXT_FILE_MAX_CHARS, cachedContextFilesPrompt } from "../agent/context-files.js";
 import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import type { AgentListener } from "../agent/events.js";
@@ -284,12 +285,21 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   // Filled in below; the auxiliary client reads it only when a task first needs it.
   let base: AgentOptions | undefined;
   const auxiliary = lazyAuxiliaryClient(config, () => base!, notice);
+  const platform = options.platform ?? "cli";
+  // The lean coding posture replaces config.yaml's default toolsets, never a surface's own or a
+  // platform's pinned ones.
+  const codingFocus =
+    config.agent.coding_context === "focus" &&
+    !options.toolsets &&
+    !(platform in config.platform_toolsets) &&
+    isCodingSession({ mode: "focus", platform, cwd });
   const tools = await assembleTools(registry, {
     home,
     cwd,
     config,
     yolo: Boolean(overrides.yolo),
-    platform: options.platform ?? "cli",
+    platform,
+    codingFocus,
     notice,
     ...(config.approvals.mode === "smart" ? { smartJudge: smartJudgeWithAuxiliary(auxiliary) } : {}),
   });
@@ -324,7 +334,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     : undefined;
   const offer = importOffer(home);
   if (offer) notice(offer);
-  const configured = config.platform_toolsets[options.platform ?? "cli"] ?? config.toolsets;
+  const configured = codingFocus ? ["coding"] : (config.platform_toolsets[platform] ?? config.toolsets);
   const pluginToolsets = extensions?.plugins.toolsets ?? [];
   const defaultToolsets = () =>
     overrides.toolsets ?? [...(options.toolsets ?? configured), ...tools.mcpToolsets, ...pluginToolsets];

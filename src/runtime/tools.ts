@@ -15,7 +15,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { configureShellInit } from "../tools/shell-init.js";
 import { discoverSkills } from "../tools/skills/discovery.js";
 import { seedBundledSkills } from "../tools/skills/seed.js";
-import { buildSkillsIndex } from "../tools/skills/skills-index.js";
+import { buildSkillsIndex, NON_CODING_SKILL_CATEGORIES } from "../tools/skills/skills-index.js";
 import { registerSkillsTools } from "../tools/skills/tools.js";
 import { WebsiteBlocklist } from "../tools/web/blocklist.js";
 import { externalSkillDirs } from "./skill-dirs.js";
@@ -48,6 +48,8 @@ export async function assembleTools(
     platform: string;
     notice: (message: string) => void;
     smartJudge?: SmartJudge;
+    /** The session works in the lean coding posture: non-coding skill categories are listed by name only. */
+    codingFocus?: boolean;
   },
 ): Promise<SessionTools> {
   const { home, cwd, config } = input;
@@ -105,7 +107,8 @@ export async function assembleTools(
     mcp = new McpManager({ servers: config.mcp_servers, registry });
     void mcp.start();
   }
-  return { approvals, skillsIndex: buildSkillsIndex(skills), mcp, mcpToolsets: mcp?.toolsetNames() ?? [] };
+  const namesOnly = input.codingFocus ? NON_CODING_SKILL_CATEGORIES : undefined;
+  return { approvals, skillsIndex: buildSkillsIndex(skills, namesOnly), mcp, mcpToolsets: mcp?.toolsetNames() ?? [] };
 }
 
 /**

@@ -18,6 +18,60 @@ export function boolOrList(fallback: boolean, listMeans: string) {
     .default(fallback);
 }
 
+/** "auto", true, false, or a list of strings (which selects some of what true would allow). */
+export function autoBoolOrList(listMeans: string) {
+  return z
+    .union(
+      [z.literal("auto"), z.boolean(), z.array(z.string())],
+      accepts(`"auto", true, false, or a list of ${listMeans}`),
+    )
+    .default("auto" as const);
+}
+
+const ON_WORDS = new Set(["on", "true", "yes", "1"]);
+const OFF_WORDS = new Set(["off", "false", "no", "0"]);
+
+/** "auto", true or false; the words on/off and yes/no are read as booleans. */
+export function autoOrBool() {
+  return z
+    .preprocess(
+      (value) => {
+        if (typeof value !== "string") return value;
+        const word = value.trim().toLowerCase();
+        return ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : word;
+      },
+      z.union([z.literal("auto"), z.boolean()], accepts('"auto", true or false')),
+    )
+    .default("auto" as const);
+}
+
+/** `agent.coding_context`: auto, focus, on or off (true and false read as on and off). */
+export function codingModeField() {
+  return z
+    .preprocess(
+      (value) => {
+        if (typeof value === "boolean") return value ? "on" : "off";
+        if (typeof value !== "string") return value;
+        const word = value.trim().toLowerCase();
+        if (ON_WORDS.has(word) || word === "always") return "on";
+        if (OFF_WORDS.has(word) || word === "never") return "off";
+        return word === "strict" || word === "lean" ? "focus" : word;
+      },
+      z.enum(["auto", "focus", "on", "off"] as const, accepts('one of "auto", "focus", "on", "off"')),
+    )
+    .default("auto");
+}
+
+/** A string, or a list of strings joined as lines. */
+export function textOrLines() {
+  return z
+    .preprocess(
+      (value) => (Array.isArray(value) && value.every((line) => typeof line === "string") ? value.join("\n") : value),
+      z.string(accepts("a string or a list of strings")),
+    )
+    .default("");
+}
+
 /** An API base URL, or "" for none; anything else must be an http(s) URL with a host. */
 export function baseUrlText() {
   return z

@@ -5,9 +5,12 @@
 import { z } from "../util/schema/index.js";
 import {
   accepts,
+  autoBoolOrList,
+  autoOrBool,
   baseUrlText,
   bool,
   boolOrList,
+  codingModeField,
   idList,
   integerAtLeast,
   integerBetween,
@@ -18,6 +21,7 @@ import {
   stringList,
   stringMap,
   text,
+  textOrLines,
 } from "./config-fields.js";
 import { customProvidersSchema, providersSchema } from "./config-providers.js";
 import {
@@ -280,6 +284,42 @@ export const configSchema = z.object(
       environment_hint: text(""),
       /** Seconds a chat question (clarify) waits for the answer; 0 = five times approvals.timeout. */
       clarify_timeout: integerAtLeast(0, 0),
+      /**
+       * The "act through tools" guidance in the system prompt: auto (model families that tend to
+       * narrate: gpt, codex, o-series, gemini, gemma, grok, glm), true or false for every model, or
+       * a list of model-name fragments.
+       */
+      tool_use_enforcement: autoBoolOrList("model-name fragments"),
+      /**
+       * A reply that only announces what the model will do next, with no tool call, is answered
+       * with "go ahead" (twice a turn at most): auto (the Responses API only), true, false, or a
+       * list of model-name fragments.
+       */
+      intent_ack_continuation: autoBoolOrList("model-name fragments"),
+      /** Prompt guidance to finish the task and never present made-up output as real. */
+      task_completion_guidance: bool(true),
+      /** Prompt guidance to batch independent tool calls into one reply. */
+      parallel_tool_call_guidance: bool(true),
+      /** A line in the prompt when Python's tooling is unusual here (no pip, PEP 668 without uv). */
+      environment_probe: bool(true),
+      /**
+       * The coding posture: a coding brief and a workspace snapshot in the prompt. auto (terminal
+       * and editor sessions inside a code workspace), focus (auto, plus the lean coding toolset),
+       * on (everywhere), off.
+       */
+      coding_context: codingModeField(),
+      /** Standing instructions added to the coding brief (a string or a list of lines). */
+      coding_instructions: textOrLines(),
+      /** Whether the verification nudge also explains what counts as checking the work. */
+      verify_guidance: bool(true),
+      /** The most verification nudges in one turn. */
+      max_verify_nudges: integerAtLeast(0, 3),
+      /**
+       * After code edits, a final answer without a passing check since the last edit is sent back
+       * once more with a request to verify: auto (on for terminal, editor and API sessions, off in
+       * chats), true, false.
+       */
+      verify_on_stop: autoOrBool(),
     }),
     /** The zone the system prompt states the time in and cron schedules default to ("" = this machine's). */
     timezone: timeZoneText(),

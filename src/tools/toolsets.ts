@@ -112,6 +112,11 @@ const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDefinition>> = {
 
   debugging: def("Troubleshooting kit: terminal plus web and file tools", ["terminal", "process"], ["web", "file"]),
   safe: def("Research and media tools without terminal or file access", [], ["web", "vision", "image_gen"]),
+  coding: def(
+    "Lean set for working in a codebase (agent.coding_context: focus)",
+    ["clarify"],
+    ["file", "terminal", "todo", "web", "skills", "memory", "session_search", "code_execution", "delegation"],
+  ),
 
   "hermes-cli": platform("Interactive terminal: every default tool"),
   "hermes-cron": platform("Scheduled jobs: the same tools as the CLI"),

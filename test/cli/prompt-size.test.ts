@@ -18,7 +18,10 @@ function configuredHome(): string {
 
 test("prompt-size reports each system-prompt layer and tool schema; the parts add up to the total", async () => {
   const home = configuredHome();
-  const { out } = await promptSize(home, "--json");
+  // Outside a code workspace: there the coding brief and snapshot (agent.coding_context) add a layer.
+  const saved = process.cwd();
+  process.chdir(tempHome());
+  const { out } = await promptSize(home, "--json").finally(() => process.chdir(saved));
   const report = JSON.parse(out) as PromptSizeReport;
   assert.equal(report.platform, "cli");
   assert.deepEqual(report.toolsets, ["hermes-cli"]);

@@ -24,8 +24,35 @@ function oneLine(description: string): string {
   return flat.length > INDEX_DESCRIPTION_CHARS ? `${flat.slice(0, INDEX_DESCRIPTION_CHARS - 1).trimEnd()}…` : flat;
 }
 
-/** The index text, or an empty string when there are no skills (so the prompt has no skills layer). */
-export function buildSkillsIndex(skills: readonly Skill[]): string {
+/**
+ * Categories listed by name only when a session works in the lean coding posture
+ * (`agent.coding_context: focus`): the skills stay loadable, their descriptions are left out.
+ */
+export const NON_CODING_SKILL_CATEGORIES: ReadonlySet<string> = new Set([
+  "apple",
+  "communication",
+  "cooking",
+  "creative",
+  "email",
+  "finance",
+  "gaming",
+  "gifs",
+  "health",
+  "media",
+  "music",
+  "note-taking",
+  "productivity",
+  "shopping",
+  "smart-home",
+  "social-media",
+  "travel",
+]);
+
+/**
+ * The index text, or an empty string when there are no skills (so the prompt has no skills
+ * layer). Skills of the `namesOnly` categories are listed without their descriptions.
+ */
+export function buildSkillsIndex(skills: readonly Skill[], namesOnly: ReadonlySet<string> = new Set()): string {
   if (!skills.length) return "";
   const groups = new Map<string, Skill[]>();
   for (const skill of skills) {
@@ -36,7 +63,11 @@ export function buildSkillsIndex(skills: readonly Skill[]): string {
   for (const category of [...groups.keys()].sort(compareText)) {
     lines.push(`  ${category}:`);
     const members = [...(groups.get(category) ?? [])].sort((a, b) => compareText(a.name, b.name));
-    for (const skill of members) lines.push(`    - ${skill.name}: ${oneLine(skill.description)}`);
+    for (const skill of members) {
+      lines.push(
+        namesOnly.has(category) ? `    - ${skill.name}` : `    - ${skill.name}: ${oneLine(skill.description)}`,
+      );
+    }
   }
   lines.push("</available_skills>", "", FOOTER);
   return lines.join("\n");
