@@ -1,4 +1,5 @@
 /** The agent options every session of a runtime starts from, built once from config.yaml. */
+
 import { join } from "node:path";
 import type { AgentOptions } from "../agent/agent.js";
 import { type AuxiliaryClient, createAuxiliaryClient, summarizeWithAuxiliary } from "../agent/auxiliary.js";
@@ -15,6 +16,7 @@ import { hermesPaths } from "../state/paths.js";
 import type { SessionStore } from "../state/session-store.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { effectiveSchemaBudget } from "../tools/tool-search.js";
 import type { ContextCheck } from "./context-check.js";
 import type { ModelChoice } from "./model-choice.js";
 import type { RuntimeOverrides } from "./runtime.js";
@@ -148,7 +150,11 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
       ...(f.api_mode && f.api_mode !== "auto" ? { apiMode: f.api_mode as NonNullable<AgentOptions["apiMode"]> } : {}),
     })),
     maxIterations: overrides.maxTurns ?? config.agent.max_turns,
-    toolSchemaBudget: config.agent.tool_schema_budget,
+    toolSchemaBudget: effectiveSchemaBudget(
+      config.agent.tool_schema_budget,
+      config.tools.tool_search,
+      context.contextLength,
+    ),
     retry: { maxRetries: config.agent.api_max_retries },
     ...(config.agent.disabled_toolsets.length ? { disabledToolsets: [...config.agent.disabled_toolsets] } : {}),
     ...(config.timezone ? { timeZone: config.timezone } : {}),

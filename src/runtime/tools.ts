@@ -17,6 +17,7 @@ import { discoverSkills } from "../tools/skills/discovery.js";
 import { seedBundledSkills } from "../tools/skills/seed.js";
 import { buildSkillsIndex, NON_CODING_SKILL_CATEGORIES } from "../tools/skills/skills-index.js";
 import { registerSkillsTools } from "../tools/skills/tools.js";
+import { configureToolSearch } from "../tools/tool-search.js";
 import { WebsiteBlocklist } from "../tools/web/blocklist.js";
 import { externalSkillDirs } from "./skill-dirs.js";
 
@@ -61,6 +62,10 @@ export async function assembleTools(
   const passthrough = new Set(config.terminal.env_passthrough);
   const agentKeys = [...PROVIDERS.flatMap((p) => p.keyEnvVars), "API_SERVER_KEY"];
   withholdFromCommands(agentKeys.filter((name) => !passthrough.has(name)));
+  configureToolSearch({
+    defaultLimit: config.tools.tool_search.search_default_limit,
+    maxLimit: config.tools.tool_search.max_search_limit,
+  });
   configureShellInit({
     files: config.terminal.shell_init_files,
     // The terminal CLI was started from the user's shell and already has what those files

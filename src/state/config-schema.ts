@@ -490,6 +490,19 @@ export const configSchema = z.object(
       min_interval_hours: integerAtLeast(0, 24),
     }),
     /** How much tool output reaches the model (the original's keys; 0: no limit of its own). */
+    tools: section({
+      /**
+       * Hidden tools found through tool_search: auto (when the schemas pass the budget, below),
+       * on (every hideable tool always behind it), off (every schema sent).
+       */
+      tool_search: section({
+        enabled: autoOrBool(),
+        /** auto: the budget is also at most this share of the model's context window (percent). */
+        threshold_pct: numberBetween(0, 100, 10),
+        search_default_limit: integerBetween(1, 100, 5),
+        max_search_limit: integerBetween(1, 100, 20),
+      }),
+    }),
     tool_output: section({
       /** Characters of a terminal command's output kept: the first 40 % and the last 60 %. */
       max_bytes: integerAtLeast(0, 50_000),

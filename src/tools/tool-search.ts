@@ -12,8 +12,32 @@ import { type FunctionDefinition, type ToolContext, type ToolRegistry, toJsonSch
 
 export const TOOL_SEARCH = "tool_search";
 export const TOOL_DESCRIBE = "tool_describe";
-const SEARCH_DEFAULT_LIMIT = 5;
-const SEARCH_MAX_LIMIT = 20;
+/** The most results a tool_search call may ask for, whatever the configuration says. */
+const SEARCH_LIMIT_CEILING = 100;
+
+let limits = { defaultLimit: 5, maxLimit: 20 };
+
+/** `tools.tool_search.search_default_limit` and `max_search_limit`, set by the runtime. */
+export function configureToolSearch(next: { defaultLimit: number; maxLimit: number }): void {
+  const maxLimit = Math.min(Math.max(1, next.maxLimit), SEARCH_LIMIT_CEILING);
+  limits = { maxLimit, defaultLimit: Math.min(Math.max(1, next.defaultLimit), maxLimit) };
+}
+
+/**
+ * `agent.tool_schema_budget` as `tools.tool_search` shapes it: off sends every schema (0), on
+ * hides every tool that can be hidden (a budget of one token), auto keeps the budget but no
+ * more than `threshold_pct` of the context window when the window is known.
+ */
+export function effectiveSchemaBudget(
+  budget: number,
+  search: { enabled: "auto" | boolean; threshold_pct: number },
+  contextLength?: number,
+): number {
+  if (search.enabled === false || budget <= 0) return search.enabled === true ? 1 : 0;
+  if (search.enabled === true) return 1;
+  if (!contextLength || search.threshold_pct <= 0) return budget;
+  return Math.max(1, Math.min(budget, Math.floor((contextLength * search.threshold_pct) / 100)));
+}
 
 /** Built-ins few turns need, hidden (after MCP tools) when the budget is exceeded. */
 const RARELY_USED = [
@@ -121,7 +145,7 @@ function searchDefinitions(hidden: readonly FunctionDefinition[]): FunctionDefin
         description:
           `Find tools not listed here (hidden to save context: ${names}). ` +
           "Returns the best matches with their parameters; then call a tool by its name.",
-        parameters: searchParametersJson,
+        parameters: searchParametersJson(),
       },
     },
     {
@@ -137,10 +161,19 @@ function searchDefinitions(hidden: readonly FunctionDefinition[]): FunctionDefin
 
 const searchParameters = z.object({
   query: z.string().min(1).describe("Words about what the tool should do"),
-  limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).optional().describe(`Matches (default ${SEARCH_DEFAULT_LIMIT})`),
+  limit: z.number().int().min(1).max(SEARCH_LIMIT_CEILING).optional().describe("Matches"),
 });
 const describeParameters = z.object({ name: z.string().min(1).describe("Tool name") });
-const searchParametersJson = toJsonSchema(searchParameters);
+/** The published parameters name the configured default and maximum. */
+function searchParametersJson(): Record<string, unknown> {
+  const { defaultLimit, maxLimit } = limits;
+  return toJsonSchema(
+    z.object({
+      query: z.string().min(1).describe("Words about what the tool should do"),
+      limit: z.number().int().min(1).max(maxLimit).optional().describe(`Matches (default ${defaultLimit})`),
+    }),
+  );
+}
 const describeParametersJson = toJsonSchema(describeParameters);
 
 function hiddenOf(ctx: ToolContext): FunctionDefinition[] {
@@ -156,7 +189,7 @@ function words(text: string): string[] {
 export function searchHiddenTools(
   hidden: readonly FunctionDefinition[],
   query: string,
-  limit = SEARCH_DEFAULT_LIMIT,
+  limit = limits.defaultLimit,
 ): FunctionDefinition["function"][] {
   const wanted = [...new Set(words(query))];
   const scored = hidden.map((def, index) => {
@@ -187,7 +220,11 @@ function registerToolSearch(registry: ToolRegistry): void {
     parallelSafe: true,
     handler: async (args, ctx) => {
       const hidden = hiddenOf(ctx);
-      const matches = searchHiddenTools(hidden, args.query, args.limit);
+      const matches = searchHiddenTools(
+        hidden,
+        args.query,
+        Math.min(args.limit ?? limits.defaultLimit, limits.maxLimit),
+      );
       if (matches.length > 0) return JSON.stringify({ matches });
       return JSON.stringify({
         matches: [],

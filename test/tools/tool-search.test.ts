@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { publishTools, searchHiddenTools, TOOL_DESCRIBE, TOOL_SEARCH } from "../../src/tools/tool-search.js";
+import {
+  effectiveSchemaBudget,
+  publishTools,
+  searchHiddenTools,
+  TOOL_DESCRIBE,
+  TOOL_SEARCH,
+} from "../../src/tools/tool-search.js";
 import { z } from "../../src/util/schema/index.js";
 import { openTestRuntime } from "../helpers/test-runtime.js";
 
@@ -169,4 +175,58 @@ test("every built-in tool's description says what it returns", async () => {
   } finally {
     await t.close();
   }
+});
+
+test("tools.tool_search: on hides every hideable tool, off sends every schema, and the limits bound the results", async () => {
+  const on = await openTestRuntime({
+    config: "tools:\n  tool_search:\n    enabled: true\n    search_default_limit: 2\n    max_search_limit: 3\n",
+    script: [
+      { toolCalls: [{ name: "tool_search", arguments: { query: "catalogue records" } }] },
+      { toolCalls: [{ name: "tool_search", arguments: { query: "catalogue records", limit: 10 } }] },
+      { text: "done" },
+    ],
+  });
+  try {
+    registerFakeMcpTools(on.runtime.registry, []);
+    const agent = on.runtime.createAgent({ toolsets: ["file", "mcp-catalogue"] });
+    await agent.runConversation("find the catalogue tools");
+    const results = agent.messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content as string));
+    assert.deepEqual(
+      results.map((r) => r.matches.length),
+      [2, 3],
+      "the default limit, then a larger ask cut to the maximum",
+    );
+    const post = on.fake.requests.find((r) => r.method === "POST")!;
+    const sent = post.body.tools.map((d: { function: { name: string } }) => d.function.name);
+    assert.ok(!sent.some((name: string) => name.startsWith("catalogue_tool_")), "hidden although under the budget");
+    const search = post.body.tools.find((d: { function: { name: string } }) => d.function.name === TOOL_SEARCH);
+    assert.equal(search.function.parameters.properties.limit.maximum, 3);
+    assert.equal(search.function.parameters.properties.limit.description, "Matches (default 2)");
+  } finally {
+    await on.close();
+  }
+  const off = await openTestRuntime({
+    config: "agent:\n  tool_schema_budget: 100\ntools:\n  tool_search:\n    enabled: false\n",
+    script: [{ text: "ok" }],
+  });
+  try {
+    registerFakeMcpTools(off.runtime.registry, []);
+    await off.runtime.createAgent({ toolsets: ["file", "mcp-catalogue"] }).runConversation("hi");
+    const sent = off.fake.requests
+      .find((r) => r.method === "POST")!
+      .body.tools.map((d: { function: { name: string } }) => d.function.name);
+    assert.ok(sent.includes("weather_lookup") && !sent.includes(TOOL_SEARCH), "every schema, no search tool");
+  } finally {
+    await off.close();
+  }
+});
+
+test("tools.tool_search.threshold_pct caps the budget at a share of a known context window", () => {
+  const auto = { enabled: "auto" as const, threshold_pct: 10 };
+  assert.equal(effectiveSchemaBudget(3500, auto, 200_000), 3500, "10% of 200k is more than the budget");
+  assert.equal(effectiveSchemaBudget(3500, auto, 8192), 819, "a small local model's window");
+  assert.equal(effectiveSchemaBudget(3500, auto), 3500, "an unknown window leaves the budget");
+  assert.equal(effectiveSchemaBudget(0, auto, 8192), 0, "a budget of 0 still turns hiding off");
+  assert.equal(effectiveSchemaBudget(0, { ...auto, enabled: true }, 8192), 1);
+  assert.equal(effectiveSchemaBudget(3500, { ...auto, enabled: false }, 8192), 0);
 });
