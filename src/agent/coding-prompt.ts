@@ -49,8 +49,32 @@ export async function codingPromptLayer(input: CodingLayerInput): Promise<string
   return parts.join("\n\n");
 }
 
+const primed = new Map<string, Promise<string>>();
+
+/**
+ * Starts taking the snapshot of `cwd` now, for the next session that starts there: the git
+ * commands then run while the process is still starting up. Used once; later sessions take a
+ * fresh one.
+ */
+export function primeWorkspaceSnapshot(cwd: string, home?: string): Promise<string> {
+  const key = resolve(cwd);
+  const started = primed.get(key) ?? takeSnapshot(key, home);
+  primed.set(key, started);
+  return started;
+}
+
 /** The workspace as it is now, or "" outside any repository or project. */
-export async function workspaceSnapshot(cwd: string, home?: string): Promise<string> {
+export function workspaceSnapshot(cwd: string, home?: string): Promise<string> {
+  const key = resolve(cwd);
+  const early = primed.get(key);
+  if (early) {
+    primed.delete(key);
+    return early;
+  }
+  return takeSnapshot(key, home);
+}
+
+async function takeSnapshot(cwd: string, home?: string): Promise<string> {
   const facts = projectFacts(cwd, home);
   if (!facts) return "";
   const lines = ["Workspace at session start:", `- Root: ${facts.root}`];

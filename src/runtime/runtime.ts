@@ -11,6 +11,7 @@ import { smartJudgeWithAuxiliary } from "../agent/approval-judge.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import { IterationBudget } from "../agent/budget.js";
 import { isCodingSession } from "../agent/coding-context.js";
+import { primeWorkspaceSnapshot } from "../agent/coding-prompt.js";
 import { CONTEXT_FILE_MAX_CHARS, cachedContextFilesPrompt } from "../agent/context-files.js";
 import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import type { AgentListener } from "../agent/events.js";
@@ -222,6 +223,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   for (const warning of warnings) notice(warning);
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);
+  const platform = options.platform ?? "cli";
+  const codingPosture = isCodingSession({ mode: config.agent.coding_context, platform, cwd });
+  if (codingPosture) void primeWorkspaceSnapshot(cwd);
   const extensions =
     options.extensions ??
     (extensionsWanted(home, config)
@@ -285,14 +289,13 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   // Filled in below; the auxiliary client reads it only when a task first needs it.
   let base: AgentOptions | undefined;
   const auxiliary = lazyAuxiliaryClient(config, () => base!, notice);
-  const platform = options.platform ?? "cli";
   // The lean coding posture replaces config.yaml's default toolsets, never a surface's own or a
   // platform's pinned ones.
   const codingFocus =
     config.agent.coding_context === "focus" &&
     !options.toolsets &&
     !(platform in config.platform_toolsets) &&
-    isCodingSession({ mode: "focus", platform, cwd });
+    codingPosture;
   const tools = await assembleTools(registry, {
     home,
     cwd,

@@ -4,7 +4,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { codingMode, isCodeWorkspace, isCodingSession, projectFacts } from "../../src/agent/coding-context.js";
-import { codingPromptLayer, editFormatLine, parseStatus, workspaceSnapshot } from "../../src/agent/coding-prompt.js";
+import {
+  codingPromptLayer,
+  editFormatLine,
+  parseStatus,
+  primeWorkspaceSnapshot,
+  workspaceSnapshot,
+} from "../../src/agent/coding-prompt.js";
 import { tempDir } from "../state/temp-dir.js";
 
 const git = (cwd: string, ...args: string[]) =>
@@ -138,4 +144,13 @@ test("the coding layer: the brief, the edit format for the model's family, the u
   assert.match(layer, /- Checks: cargo test$/);
   assert.match(editFormatLine("openai/gpt-5.1-codex") ?? "", /mode 'patch' \(a V4A diff\)/);
   assert.equal(editFormatLine("some-local-model"), undefined);
+});
+
+test("a snapshot started early serves the first session only; later ones take a fresh one", async () => {
+  const root = files(tempDir("hermes-coding-"), { "go.mod": "module x\n", "a.go": "package a\n" });
+  git(root, "init", "-q");
+  assert.match(await primeWorkspaceSnapshot(root), /- Status: 2 untracked/);
+  writeFileSync(join(root, "b.go"), "package a\n");
+  assert.match(await workspaceSnapshot(root), /- Status: 2 untracked/, "the one taken at start-up");
+  assert.match(await workspaceSnapshot(root), /- Status: 3 untracked/, "then a fresh one");
 });
