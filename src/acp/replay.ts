@@ -1,5 +1,7 @@
 /** A stored transcript as the `session/update`s an editor replays on `session/load`. */
+
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { isTurnNote } from "../agent/turn-checks.js";
 import type { StoredContentPart, StoredMessage } from "../state/session-store.js";
 import { toolKind, toolLocations, toolTitle } from "./tool-kinds.js";
 import { planFromTodoResult, shownResult } from "./turn-updates.js";
@@ -30,6 +32,8 @@ export function replayUpdates(messages: readonly StoredMessage[], cwd: string): 
   for (const message of messages) {
     if (message.role === "system") continue;
     if (message.role === "user") {
+      // The agent's own notes to the model (verify, go ahead) are not the user's words.
+      if (isTurnNote(message)) continue;
       for (const content of blocksOf(message.content)) updates.push({ sessionUpdate: "user_message_chunk", content });
       continue;
     }

@@ -49,6 +49,7 @@ import { SessionRecorder } from "./session-recorder.js";
 import { type PromptLayer, systemPromptLayers, withEphemeralLayer } from "./system-prompt.js";
 import { runToolBatch } from "./tool-batch.js";
 import { TurnCaller } from "./turn-caller.js";
+import { isTurnNote, splitAtTurnNotes, TurnChecks } from "./turn-checks.js";
 
 export type { AgentOptions } from "./options.js";
 export type { RunOptions, RunResult } from "./run-types.js";
@@ -258,6 +259,10 @@ export class Agent {
       onReply: (reply) => this.compression.recordUsage(reply.usage.inputTokens, this.history.length),
     });
     const call = (extra: Message[], withTools = true) => caller.call(extra, withTools);
+    const checks = new TurnChecks(this.options.turnChecks, {
+      platform: this.options.platform,
+      home: this.options.home,
+    });
 
     try {
       await this.compressIfNeeded("preflight", signal);
@@ -298,7 +303,7 @@ export class Agent {
           if (reply.continuity) assistant.reasoningContinuity = reply.continuity;
           await this.append(assistant);
           toolCallCount += reply.toolCalls.length;
-          const halted = await this.runTools(reply.toolCalls, published.callable, ctx);
+          const halted = await this.runTools(reply.toolCalls, published.callable, ctx, checks);
           this.emitter.emit({ type: "step_end", iteration, toolCalls: reply.toolCalls.length });
           if (reply.toolCalls.every((c) => c.function.name === "execute_code")) this.budget.refund();
           if (halted) nudge = GUARDRAIL_NUDGE;
@@ -324,6 +329,15 @@ export class Agent {
         if (reply.reasoning) assistant.reasoning = reply.reasoning;
         if (reply.continuity) assistant.reasoningContinuity = reply.continuity;
         await this.append(assistant);
+        const note = checks.afterFinalAnswer(text, {
+          model: caller.lastRoute.model,
+          apiMode: caller.lastRoute.transport.apiMode,
+        });
+        if (note) {
+          this.emitter.emit({ type: "status", kind: "info", message: note.status });
+          await this.append({ role: "user", content: note.message });
+          continue;
+        }
         completed = true;
         break;
       }
@@ -500,10 +514,13 @@ export class Agent {
       .filter(Boolean)
       .join("\n\n");
     const system = withEphemeralLayer(this.systemPrompt ?? "", ephemeral || undefined);
+    // Recalled memory stays on the user's message when the turn checks add notes after it.
+    const [turn, notes] = splitAtTurnNotes(this.history);
     return [
       { role: "system", content: system },
       ...(this.options.prefillMessages ?? []),
-      ...withRecalledMemory(this.history, this.recalled),
+      ...withRecalledMemory(turn, this.recalled),
+      ...notes,
       ...extra,
     ];
   }
@@ -600,7 +617,7 @@ export class Agent {
     interactive: boolean,
   ): FinishedTurn {
     let start = this.history.length - 1;
-    while (start > 0 && this.history[start]!.role !== "user") start--;
+    while (start > 0 && (this.history[start]!.role !== "user" || isTurnNote(this.history[start]!))) start--;
     const store = this.memory?.store;
     return {
       ...this.hookFacts(),
@@ -617,11 +634,16 @@ export class Agent {
   private checkpointBefore(call: { name: string; args: Record<string, unknown>; cwd: string }): Promise<void> {
     const tracker = this.options.checkpoints;
     if (!tracker) return Promise.resolve();
-    const turn = this.history.filter((message) => message.role === "user").length;
+    const turn = this.history.filter((message) => message.role === "user" && !isTurnNote(message)).length;
     return checkpointBefore({ tracker, turn, sessionId: this.currentSessionId }, call);
   }
 
-  private async runTools(calls: ToolCall[], toolNames: string[], ctx: ToolContext): Promise<boolean> {
+  private async runTools(
+    calls: ToolCall[],
+    toolNames: string[],
+    ctx: ToolContext,
+    checks: TurnChecks,
+  ): Promise<boolean> {
     const batch = await runToolBatch(calls, {
       registry: this.options.registry,
       toolNames,
@@ -635,6 +657,7 @@ export class Agent {
       takeSteerNotes: () => this.pendingSteer.splice(0),
     });
     for (const result of batch.results) await this.append(result);
+    checks.record(calls, batch.results, ctx.cwd);
     if (ctx.signal.aborted) throw Object.assign(new Error("interrupted"), { name: "AbortError" });
     return batch.halted;
   }

@@ -4,7 +4,9 @@
  * with `[DONE]`. Reasoning travels as `reasoning_content`, the field most OpenAI-compatible
  * clients read for it.
  */
+
 import { randomBytes } from "node:crypto";
+import { isTurnNote, lastUserMessageIndex } from "../agent/turn-checks.js";
 import type { Message, Usage } from "../llm/types.js";
 
 /** What every chunk of one completion repeats. */
@@ -120,10 +122,8 @@ export function usageChunk(base: ChunkBase, usage: Usage): ChatCompletionChunk {
 }
 
 function turnMessages(messages: readonly Message[]): readonly Message[] {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]!.role === "user") return messages.slice(i + 1);
-  }
-  return messages;
+  const index = lastUserMessageIndex(messages);
+  return index < 0 ? messages : messages.slice(index + 1).filter((message) => !isTurnNote(message));
 }
 
 function finishReasonOf(outcome: CompletionOutcome, turn: readonly Message[]): ChatFinishReason {

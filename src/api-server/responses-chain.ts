@@ -4,6 +4,7 @@
  * session simply continues the session; continuing from an older one (a branch) forks a new
  * session holding the conversation up to that response, so neither branch sees the other.
  */
+import { isTurnNote, lastUserMessageIndex } from "../agent/turn-checks.js";
 import type { Message } from "../llm/types.js";
 import type { StoredResponse } from "../state/api-store.js";
 import type { StoredMessage } from "../state/session-store.js";
@@ -80,12 +81,5 @@ export async function messageCount(ctx: ServerContext, sessionId: string): Promi
 
 /** What a turn added after the user's input: tool calls, their results, the answer. */
 export function newMessagesOf(messages: readonly Message[]): Message[] {
-  let lastUser = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]!.role === "user") {
-      lastUser = i;
-      break;
-    }
-  }
-  return messages.slice(lastUser + 1);
+  return messages.slice(lastUserMessageIndex(messages) + 1).filter((message) => !isTurnNote(message));
 }

@@ -4,6 +4,7 @@
  * wait until it is idle. Admin-only commands say so to everyone else.
  */
 
+import { lastUserMessageIndex } from "../agent/turn-checks.js";
 import { choosePersonality, listPersonalities, personalities } from "../runtime/personalities.js";
 import { expandAlias, type QuickCommand, quickCommands, runQuickExec } from "../runtime/quick-commands.js";
 import { cronCommand } from "../tools/builtin/cron-command.js";
@@ -400,8 +401,7 @@ async function undoLast(ctx: CommandContext): Promise<string | undefined> {
   if (!id) return undefined;
   const store = ctx.runner.runtime.store;
   const messages = await store.getMessages(id);
-  let index = messages.length - 1;
-  while (index >= 0 && messages[index]?.role !== "user") index--;
+  const index = lastUserMessageIndex(messages);
   if (index < 0) return undefined;
   const content = messages[index]?.content;
   await store.truncateMessages(id, index);

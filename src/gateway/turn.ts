@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { basename, isAbsolute } from "node:path";
 import type { Agent } from "../agent/agent.js";
+import { lastUserMessageIndex } from "../agent/turn-checks.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
 import { extractOutboundFiles, inboundInput, type OutboundFile, type Transcripts } from "./attachments.js";
@@ -135,8 +136,7 @@ async function dropCutOffAttempt(runner: GatewayRunner, sessionKey: string, text
   if (!route) return;
   const sessions = runner.runtime.store;
   const messages = await sessions.getMessages(route.sessionId);
-  let index = messages.length - 1;
-  while (index >= 0 && messages[index]?.role !== "user") index--;
+  const index = lastUserMessageIndex(messages);
   if (index < 0 || messages[index]?.content !== text) return;
   await sessions.truncateMessages(route.sessionId, index);
   runner.runtime.evict(sessionKey);

@@ -1,4 +1,5 @@
 /** Slash commands that manage the conversation: new, clear, history, retry, undo, title, resume, sessions, compress. */
+import { isTurnNote } from "../../agent/turn-checks.js";
 import type { Message } from "../../llm/types.js";
 import type { SessionSummary } from "../../state/session-store.js";
 import type { SlashContext } from "./context.js";
@@ -22,7 +23,7 @@ export function formatHistory(messages: readonly Message[]): string[] {
   const lines: string[] = [];
   for (const message of messages) {
     const text = textOf(message.content);
-    if (message.role === "user") lines.push(`you: ${text}`);
+    if (message.role === "user") lines.push(isTurnNote(message) ? `(note to the model) ${text}` : `you: ${text}`);
     else if (message.role === "assistant") {
       if (text) lines.push(`hermes: ${text}`);
       for (const call of message.tool_calls ?? []) {

@@ -8,6 +8,7 @@ import type { RunResult } from "../../agent/agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { resolveToolNames } from "../../agent/options.js";
 import { titleWithAuxiliary } from "../../agent/session-title.js";
+import { lastUserMessageIndex } from "../../agent/turn-checks.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
 import { externalSkillDirs } from "../../runtime/skill-dirs.js";
@@ -315,8 +316,7 @@ export class ChatController implements SlashContext {
 
   async undo(): Promise<string | undefined> {
     const messages = await this.messages();
-    let index = messages.length - 1;
-    while (index >= 0 && messages[index]!.role !== "user") index--;
+    const index = lastUserMessageIndex(messages);
     if (index < 0) return undefined;
     this.pendingHistory = messages.slice(0, index);
     // Saved at once, so a session left right after /undo resumes without the undone exchange.
