@@ -186,6 +186,7 @@ export class GatewayRunner {
         inbound: (message) => this.accept(message),
         log: (message) => this.log(message),
         baseDelayMs: this.options.reconnectBaseMs ?? 1000,
+        connectTimeoutMs: this.settings.connectTimeoutMs,
         ...(this.options.watchdogMs !== undefined ? { watchdogMs: this.options.watchdogMs } : {}),
         ...(this.options.coordination ? { coordination: this.options.coordination } : {}),
         ...(this.options.ownershipCheckMs !== undefined ? { ownershipCheckMs: this.options.ownershipCheckMs } : {}),

@@ -37,6 +37,8 @@ export interface GatewaySettings {
   queueLimit: number;
   maxConcurrentRuns: number;
   maxInboundAttempts: number;
+  /** `gateway.platform_connect_timeout` in milliseconds. */
+  connectTimeoutMs: number;
   /** `GATEWAY_ALLOW_ALL_USERS=true`: anyone on any platform (after the other checks). */
   allowAllUsers: boolean;
   /** `GATEWAY_ALLOWED_USERS`: user ids allowed on every platform. */
@@ -85,6 +87,7 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
     queueLimit: config.gateway.queue_limit,
     maxConcurrentRuns: config.gateway.max_concurrent_runs,
     maxInboundAttempts: config.gateway.max_inbound_attempts,
+    connectTimeoutMs: Math.round(config.gateway.platform_connect_timeout * 1000),
     allowAllUsers: truthy(env.GATEWAY_ALLOW_ALL_USERS),
     allowedUsers: idList(env.GATEWAY_ALLOWED_USERS),
     access(platform) {

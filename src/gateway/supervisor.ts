@@ -18,6 +18,8 @@ export interface SupervisorOptions {
   log(message: string): void;
   baseDelayMs: number;
   capMs?: number;
+  /** How long one connection attempt may take before it counts as failed (default 30 s). */
+  connectTimeoutMs?: number;
   /** How often a connected adapter's `checkAlive` runs (default 60 s; 0 turns it off). */
   watchdogMs?: number;
   /** Replicas sharing a store: who listens to a platform that allows one listener. */
@@ -134,10 +136,28 @@ export class AdapterSupervisor {
   }
 
   private async connect(): Promise<void> {
-    await this.adapter.connect({
+    const limitMs = this.options.connectTimeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`not connected after ${limitMs / 1000} s (gateway.platform_connect_timeout)`)),
+        limitMs,
+      );
+    });
+    const attempt = this.adapter.connect({
       inbound: (message) => this.options.inbound(message),
       listenerLost: (error) => this.lost(error),
     });
+    try {
+      await Promise.race([attempt, timedOut]);
+    } catch (error) {
+      // A connection that finishes after its attempt was given up is closed, not left listening.
+      attempt.catch(() => undefined);
+      await this.adapter.disconnect().catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
     // Ownership went to another replica while this one was connecting.
     if (this.health.state === "standby") {
       await this.adapter.disconnect().catch(() => undefined);

@@ -60,6 +60,8 @@ export const AUXILIARY_TASKS = [
 /** How much a session may do without asking (see docs/security.md). */
 export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
+/** `tts.provider`: the first three work here; the rest are the original's names, accepted so its configs load. */
+export const TTS_PROVIDERS = ["edge", "openai", "elevenlabs", "gemini", "xai", "mistral", "neutts", "piper"] as const;
 export const TERMINAL_BACKENDS = ["local", "docker", "ssh", "modal", "daytona", "singularity"] as const;
 
 const modelSection = section({
@@ -235,6 +237,8 @@ const gatewaySection = section({
   message_timestamps: section({ enabled: bool(false) }),
   /** Our addition: a message whose run crashed the process this many times is set aside. */
   max_inbound_attempts: integerAtLeast(1, 2),
+  /** Seconds a platform may take to connect; past it the attempt counts as failed and is retried. */
+  platform_connect_timeout: numberBetween(0.1, 3600, 30),
   /** A gateway started this many times within the window refuses to start again (a crash loop). */
   restart_loop_guard: section({
     max_restarts: integerAtLeast(1, 3),
@@ -583,6 +587,18 @@ export const configSchema = z.object(
       provider: text("local"),
       local: section({ model: text("base"), language: text("") }),
       openai: section({ model: text("whisper-1") }),
+    }),
+    /** The text_to_speech tool (and `voice.auto_tts`): which service speaks, and in which voice. */
+    tts: section({
+      /** edge (Microsoft's free voices, no key), openai or elevenlabs; the original's other names load but answer with an error. */
+      provider: oneOf(TTS_PROVIDERS).default("edge"),
+      edge: section({ voice: text("en-US-AriaNeural") }),
+      openai: section({ model: text("gpt-4o-mini-tts"), voice: text("alloy") }),
+      elevenlabs: section({ voice_id: text("pNInz6obpgDQGcFmaJgB"), model_id: text("eleven_multilingual_v2") }),
+    }),
+    voice: section({
+      /** In the gateway, a voice message is answered with speech too (after the text). */
+      auto_tts: bool(false),
     }),
     privacy: section({
       /** Ids that are phone numbers or personal accounts (Telegram, WhatsApp, Signal, SMS) reach the model hashed. */
