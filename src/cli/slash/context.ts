@@ -3,6 +3,7 @@
 import type { Message } from "../../llm/types.js";
 import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { Skill } from "../../tools/skills/discovery.js";
+import type { RecapSettings } from "../resume-recap.js";
 import type { Runtime } from "../runtime.js";
 import type { SlashRegistry } from "./registry.js";
 
@@ -18,6 +19,10 @@ export interface DisplaySettings {
   showCost: boolean;
   /** `display.compact`: no blank line between exchanges and a one-line header. */
   compact?: boolean;
+  /** `display.bell_on_complete`: ring the terminal bell when a turn finishes. */
+  bellOnComplete?: boolean;
+  /** `display.resume_*`: what a resumed session shows of itself. */
+  resume?: RecapSettings;
 }
 
 export interface SessionUsage {

@@ -1,7 +1,9 @@
 /** Slash commands that manage the conversation: new, clear, history, retry, undo, title, resume, sessions, compress. */
+
 import { isTurnNote } from "../../agent/turn-checks.js";
 import type { Message } from "../../llm/types.js";
 import type { SessionSummary } from "../../state/session-store.js";
+import { resumeRecap } from "../resume-recap.js";
 import type { SlashContext } from "./context.js";
 import type { SlashCommand } from "./registry.js";
 
@@ -220,8 +222,9 @@ export const sessionCommands: Command[] = [
         );
       }
       await ctx.resume(found);
-      const count = (await ctx.messages()).length;
-      ctx.print(`Resumed session ${found} (${count} messages).`);
+      const messages = await ctx.messages();
+      const recap = ctx.display.resume ? resumeRecap(messages, ctx.display.resume).slice(1) : [];
+      ctx.print([`Resumed session ${found} (${messages.length} messages).`, ...recap].join("\n"));
     },
   },
   {

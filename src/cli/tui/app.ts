@@ -4,6 +4,7 @@
  * Ctrl+C stops the running turn; a second Ctrl+C within two seconds (or Ctrl+D on an empty
  * input) leaves.
  */
+
 import {
   CombinedAutocompleteProvider,
   type Component,
@@ -20,6 +21,7 @@ import type { AgentEvent } from "../../agent/events.js";
 import { nextMode } from "../../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import type { ChatFlags } from "../program.js";
+import { resumeRecap } from "../resume-recap.js";
 import type { ContextStatus } from "../slash/context.js";
 import { describeMode } from "../slash/control-commands.js";
 import { ChatController, type ChatView, type TurnOutcome } from "./controller.js";
@@ -93,7 +95,11 @@ class TuiView implements ChatView {
     this.statusChanged();
     void controller.messages().then((messages) => {
       if (messages.length === 0) return;
-      transcript.notice(`Resumed a session with ${messages.length} messages; /history shows them.`, "dim");
+      const settings = controller.display.resume;
+      const lines = settings
+        ? resumeRecap(messages, settings)
+        : [`Resumed a session with ${messages.length} messages; /history shows them.`];
+      transcript.notice(lines.join("\n"), "dim");
       this.refreshContext();
     });
   }
@@ -167,6 +173,10 @@ class TuiView implements ChatView {
   turnStarted(text: string): void {
     this.transcript?.userMessage(text);
     this.statusChanged();
+  }
+
+  bell(): void {
+    process.stdout.write("\x07");
   }
 
   turnEnded(outcome: TurnOutcome): void {

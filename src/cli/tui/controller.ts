@@ -19,6 +19,7 @@ import { expandSkillCommand } from "../../tools/skills/slash-command.js";
 import { estimateTextTokens, estimateTokens } from "../../util/tokens.js";
 import { markTurnCompleted } from "../../util/turn-marker.js";
 import type { ChatFlags } from "../program.js";
+import { recapSettings } from "../resume-recap.js";
 import { buildRuntime, type Runtime, type RuntimeOptions } from "../runtime.js";
 import { SessionTitler } from "../session-titles.js";
 import { createSlashRegistry } from "../slash/commands.js";
@@ -39,6 +40,8 @@ export interface ChatView {
   agentEvent(event: AgentEvent): void;
   turnStarted(text: string): void;
   turnEnded(outcome: TurnOutcome): void;
+  /** Ring the terminal bell (`display.bell_on_complete`). */
+  bell?(): void;
   /** Session, model, usage or busy state changed: redraw the status line. */
   statusChanged(): void;
   askClarify(question: string, choices?: string[]): Promise<string>;
@@ -102,6 +105,8 @@ export class ChatController implements SlashContext {
       streaming: runtime.config.display.streaming,
       showCost: runtime.config.display.show_cost,
       compact: runtime.config.display.compact,
+      bellOnComplete: runtime.config.display.bell_on_complete,
+      resume: recapSettings(runtime.config.display),
     };
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
     registerPluginCommands(this.commands, runtime, () => this.current.agent.sessionId);
@@ -266,6 +271,7 @@ export class ChatController implements SlashContext {
     }
     if (!this.systemPromptTokens) await this.loadSystemPromptSize();
     this.view.turnEnded(outcome);
+    if (this.display.bellOnComplete && !outcome.result?.interrupted) this.view.bell?.();
   }
 
   private addUsage(result: RunResult): void {
