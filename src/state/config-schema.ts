@@ -640,6 +640,15 @@ export const configSchema = z.object(
       show_cost: bool(false),
       /** No blank line between exchanges in the terminal, and a one-line header. */
       compact: bool(false),
+      /** What a resumed session shows: full (its last exchanges) or minimal (one line). */
+      resume_display: oneOf(["full", "minimal"]).default("full"),
+      resume_exchanges: integerAtLeast(0, 10),
+      resume_max_user_chars: integerAtLeast(0, 300),
+      resume_max_assistant_chars: integerAtLeast(0, 200),
+      resume_max_assistant_lines: integerAtLeast(1, 3),
+      resume_skip_tool_only: bool(true),
+      /** Ring the terminal bell when a turn finishes (for long tasks in another window). */
+      bell_on_complete: bool(false),
     }),
   },
   { error: () => "a mapping of settings" },
