@@ -12,6 +12,7 @@ import { lastUserMessageIndex } from "../agent/turn-checks.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
 import { extractOutboundFiles, inboundInput, type OutboundFile, type Transcripts } from "./attachments.js";
+import { speakAnswer, watchForSpeech } from "./auto-speech.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
 import type { GatewayRunner } from "./runner.js";
@@ -207,6 +208,8 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     notifySeconds: watched ? agentSettings.gateway_notify_interval : 0,
   };
   const watch = watchTurn(agent, stream, limits, (text) => runner.reply(message, sessionKey, text));
+  const speech = watchForSpeech(runner, agent, [message, ...turn.extra]);
+  let answered = false;
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
     const transcripts = await transcribeVoice(runner, attachments);
@@ -215,11 +218,15 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     else if (result.error) reply = `⚠ ${result.error}`;
     else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
     else if (result.interrupted && !result.finalResponse) reply = "";
-    else reply = result.finalResponse;
+    else {
+      reply = result.finalResponse;
+      answered = true;
+    }
   } catch (error) {
     reply = `⚠ Something went wrong: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
     watch.stop();
+    speech?.stop();
     clearInterval(typing);
     unsubscribe();
     await stream.close();
@@ -230,6 +237,10 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     await targetAdapter.delete?.(address, stream.previewMessageId).catch(() => undefined);
     await sendReply(runner, turn, reply, undefined);
   } else await sendReply(runner, turn, reply, stream.previewMessageId);
+  if (speech && answered && !speech.spoke) {
+    const spoken = await speakAnswer(runner, reply);
+    if (spoken) await sendFiles(runner, turn, [spoken]);
+  }
   for (const key of inboundKeys) await runner.store.finishInbound(key, runner.now());
   await compressIfFull(runner, agent, turn);
 }

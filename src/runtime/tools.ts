@@ -20,6 +20,7 @@ import { registerSkillsTools } from "../tools/skills/tools.js";
 import { configureToolSearch } from "../tools/tool-search.js";
 import { WebsiteBlocklist } from "../tools/web/blocklist.js";
 import { externalSkillDirs } from "./skill-dirs.js";
+import { ttsToolOptions } from "./tts.js";
 
 export interface SessionTools {
   approvals: ApprovalPolicy;
@@ -88,6 +89,7 @@ export async function assembleTools(
     ...(config.web.extract_char_limit ? { webExtractPageChars: config.web.extract_char_limit } : {}),
     websiteBlocklist: WebsiteBlocklist.from(config.security.website_blocklist, home, input.notice),
     ...toolOutputLimits(config),
+    tts: ttsToolOptions(config, home),
   });
 
   try {

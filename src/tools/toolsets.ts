@@ -118,8 +118,10 @@ const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDefinition>> = {
     ["file", "terminal", "todo", "web", "skills", "memory", "session_search", "code_execution", "delegation"],
   ),
 
-  "hermes-cli": platform("Interactive terminal: every default tool"),
-  "hermes-cron": platform("Scheduled jobs: the same tools as the CLI"),
+  // No speech in the terminal by default: it has nowhere to play it, and the first request stays
+  // under its token budget (add the `tts` toolset to have it).
+  "hermes-cli": def("Interactive terminal: every default tool but speech", coreWithout("text_to_speech")),
+  "hermes-cron": platform("Scheduled jobs: the CLI's tools, and speech for the chats they deliver to"),
   "hermes-api-server": def(
     "OpenAI-compatible API server: full agent tools without interactive ones",
     coreWithout("clarify", "send_message", "text_to_speech"),

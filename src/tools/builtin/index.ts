@@ -13,6 +13,7 @@ import type { ReadLimits } from "./read-file.js";
 import { registerSessionSearchTools } from "./session-search.js";
 import { registerTerminalTools } from "./terminal.js";
 import { registerTodoTools } from "./todo.js";
+import { registerTtsTools, type TtsToolOptions } from "./tts.js";
 import { registerWebTools } from "./web.js";
 
 export interface BuiltinToolsDeps {
@@ -40,6 +41,8 @@ export interface BuiltinToolsDeps {
   readLimits?: ReadLimits;
   /** `code_execution.timeout` (seconds) and `code_execution.max_tool_calls`. */
   codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
+  /** `tts.*`, HERMES_HOME and the HTTP client for text_to_speech. */
+  tts?: TtsToolOptions;
 }
 
 export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsDeps = {}): void {
@@ -67,4 +70,5 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     ...(deps.webExtractPageChars ? { extractPageChars: deps.webExtractPageChars } : {}),
   });
   registerExecuteCodeTools(registry, deps.codeExecution ?? {});
+  registerTtsTools(registry, deps.tts ?? {});
 }

@@ -34,6 +34,8 @@ export interface BotMessage {
   replyTo?: number;
   document?: UploadedFile;
   photo?: UploadedFile;
+  voice?: UploadedFile;
+  audio?: UploadedFile;
   caption?: string;
   deleted: boolean;
   /** Texts of earlier versions, oldest first. */
@@ -124,18 +126,24 @@ export class TelegramWorld {
       chat,
       from: this.bot,
       ...(message.threadId ? { message_thread_id: message.threadId, is_topic_message: true } : {}),
-      ...(message.photo || message.document
+      ...(message.photo || message.document || message.voice || message.audio
         ? { caption: message.caption }
         : { text: message.text, ...(message.entities.length ? { entities: message.entities } : {}) }),
       ...(message.document
         ? { document: { file_id: "doc", file_unique_id: "doc", file_name: message.document.filename } }
         : {}),
       ...(message.photo ? { photo: [{ file_id: "photo", file_unique_id: "photo", width: 1, height: 1 }] } : {}),
+      ...(message.voice ? { voice: { file_id: "voice", file_unique_id: "voice", duration: 1 } } : {}),
+      ...(message.audio ? { audio: { file_id: "audio", file_unique_id: "audio", duration: 1 } } : {}),
       ...(message.replyMarkup ? { reply_markup: message.replyMarkup } : {}),
     };
   }
 
-  send(params: Record<string, unknown>, files: Record<string, UploadedFile>, kind: "text" | "photo" | "document") {
+  send(
+    params: Record<string, unknown>,
+    files: Record<string, UploadedFile>,
+    kind: "text" | "photo" | "document" | "voice" | "audio",
+  ) {
     const chat = this.chatOf(params);
     const base = {
       chatId: chat.id,

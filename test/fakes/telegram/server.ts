@@ -347,6 +347,10 @@ export class FakeTelegram {
         return world.send(params, files, "photo");
       case "sendDocument":
         return world.send(params, files, "document");
+      case "sendVoice":
+        return world.send(params, files, "voice");
+      case "sendAudio":
+        return world.send(params, files, "audio");
       case "editMessageText":
         return world.editText(params);
       case "editMessageReplyMarkup":

@@ -3,7 +3,8 @@
  * sends that fall back to plain text when Telegram cannot parse them, streamed replies by edits,
  * files both ways, and approvals and questions as inline keyboards.
  */
-import { basename } from "node:path";
+import { closeSync, openSync, readSync } from "node:fs";
+import { basename, extname } from "node:path";
 import { Bot, InputFile } from "grammy";
 import type { CallbackQuery, Chat, InlineKeyboardMarkup, Update } from "grammy/types";
 import type {
@@ -216,15 +217,21 @@ export class TelegramAdapter implements PlatformAdapter {
     }
   }
 
+  /** Ogg/Opus goes as a voice note and MP3 as audio (what text_to_speech writes); anything else as a document. */
   async sendFile(address: ChatAddress, path: string, caption?: string): Promise<SentMessage> {
+    const method = audioMethod(path) ?? "sendDocument";
     try {
-      const sent = await this.bot.api.sendDocument(address.chatId, new InputFile(path, basename(path)), {
-        ...thread(address),
-        ...captionOf(caption),
-      });
+      const file = new InputFile(path, basename(path));
+      const options = { ...thread(address), ...captionOf(caption) };
+      const sent =
+        method === "sendVoice"
+          ? await this.bot.api.sendVoice(address.chatId, file, options)
+          : method === "sendAudio"
+            ? await this.bot.api.sendAudio(address.chatId, file, options)
+            : await this.bot.api.sendDocument(address.chatId, file, options);
       return { messageId: String(sent.message_id) };
     } catch (error) {
-      throw toSendError(error, "sendDocument");
+      throw toSendError(error, method);
     }
   }
 
@@ -319,6 +326,25 @@ export class TelegramAdapter implements PlatformAdapter {
     } catch (error) {
       throw isNotModified(error) ? error : toSendError(error, action);
     }
+  }
+}
+
+/** How Telegram takes an audio file: a voice note must be Ogg/Opus (an Ogg Vorbis file goes as a document). */
+function audioMethod(path: string): "sendVoice" | "sendAudio" | undefined {
+  const extension = extname(path).toLowerCase();
+  if (extension === ".mp3" || extension === ".m4a") return "sendAudio";
+  if (![".ogg", ".oga", ".opus"].includes(extension)) return undefined;
+  try {
+    const head = Buffer.alloc(64);
+    const fd = openSync(path, "r");
+    try {
+      readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+    return head.subarray(0, 4).toString("latin1") === "OggS" && head.includes("OpusHead") ? "sendVoice" : undefined;
+  } catch {
+    return undefined;
   }
 }
 

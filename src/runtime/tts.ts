@@ -1,0 +1,48 @@
+/**
+ * What text to speech needs from the process: `tts.*` from config, and the project's HTTP client
+ * (pooled keep-alive, the proxy the environment names for each URL) for the hosted providers.
+ * The tool and the gateway's `voice.auto_tts` both take it from here.
+ */
+import { httpRequest } from "../llm/http-client.js";
+import { proxyForUrl } from "../llm/proxy.js";
+import type { HermesConfig } from "../state/config-schema.js";
+import { MAX_AUDIO_BYTES, type TtsHttp, type TtsSettings } from "../tools/tts/types.js";
+
+export function ttsSettingsFromConfig(config: HermesConfig): TtsSettings {
+  const { tts } = config;
+  return {
+    provider: tts.provider,
+    edgeVoice: tts.edge.voice,
+    openaiModel: tts.openai.model,
+    openaiVoice: tts.openai.voice,
+    elevenlabsVoiceId: tts.elevenlabs.voice_id,
+    elevenlabsModelId: tts.elevenlabs.model_id,
+  };
+}
+
+export const runtimeTtsHttp: TtsHttp = async (url, request) => {
+  const response = await httpRequest(url, {
+    method: "POST",
+    headers: request.headers,
+    body: request.body,
+    signal: request.signal,
+    proxy: proxyForUrl(url),
+    context: { provider: "text to speech" },
+  });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > MAX_AUDIO_BYTES) {
+      response.cancel();
+      throw new Error(`the answer is larger than ${MAX_AUDIO_BYTES} bytes`);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return { status: response.status, body: Buffer.concat(chunks) };
+};
+
+/** The text_to_speech tool's options for a runtime on `home`. */
+export function ttsToolOptions(config: HermesConfig, home: string) {
+  return { settings: ttsSettingsFromConfig(config), home, http: runtimeTtsHttp };
+}
