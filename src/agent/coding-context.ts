@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, extname, join, resolve } from "node:path";
+import { isFile } from "../util/fs-kind.js";
 
 /** `agent.coding_context`: auto (interactive surfaces in a workspace), focus (auto + lean toolset), on, off. */
 export type CodingMode = "auto" | "focus" | "on" | "off";
@@ -117,7 +118,7 @@ export function projectFacts(cwd: string, home = homedir()): ProjectFacts | unde
   const git = gitRoot(cwd);
   const root = git ?? markerRoot(cwd, home);
   if (!root) return undefined;
-  const has = (name: string) => isFileAt(join(root, name));
+  const has = (name: string) => isFile(join(root, name));
   const managers = [...new Set(LOCKFILES.filter(([file]) => has(file)).map(([, manager]) => manager))];
   return {
     root,
@@ -199,14 +200,6 @@ function hasCodeFiles(root: string): boolean {
     }
   }
   return false;
-}
-
-function isFileAt(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function smallText(path: string): string {

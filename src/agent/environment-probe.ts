@@ -5,8 +5,9 @@
  * installs for another interpreter than `python3`. Nothing when all is ordinary or there is no
  * Python. Only looks at files (no interpreter is started), so it costs a few stat calls.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, delimiter, dirname, join } from "node:path";
+import { isDirectory, isFile } from "../util/fs-kind.js";
 
 export function environmentProbe(env: NodeJS.ProcessEnv = process.env): string {
   if (env.VIRTUAL_ENV || env.CONDA_PREFIX) return "";
@@ -83,21 +84,5 @@ function realPath(path: string): string {
     return realpathSync(path);
   } catch {
     return path;
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
