@@ -26,6 +26,7 @@ import type { CompressionResult } from "./compressor.js";
 import { AgentEmitter, type AgentListener } from "./events.js";
 import { ToolGuardrails } from "./guardrails.js";
 import { repairHistory, sanitizeUserText, textOf } from "./history.js";
+import { interruptedCallNote } from "./interruption.js";
 import {
   BUDGET_SUMMARY_NUDGE,
   CONTINUE_NUDGE,
@@ -344,7 +345,7 @@ export class Agent {
     } catch (caught) {
       if (signal.aborted || isAbort(caught)) {
         interrupted = true;
-        this.history = repairHistory(this.history, "[interrupted by the user]");
+        this.history = repairHistory(this.history, interruptedCallNote(signal));
       } else {
         error = caught instanceof Error ? caught.message : String(caught);
       }

@@ -4,10 +4,12 @@
  * same path (or one inside the other); otherwise they run one after another. Results always
  * come back in call order.
  */
+
 import { isAbsolute, relative, resolve } from "node:path";
 import { capResult, DEFAULT_MAX_RESULT_CHARS, type ToolContext } from "../tools/registry.js";
 import { redactObject, redactSecrets } from "../util/redact.js";
 import { fenceUntrusted } from "../util/untrusted.js";
+import { interruptedToolResult } from "./interruption.js";
 
 /**
  * Secrets masked in the text the model reads. A JSON result is redacted value by value before
@@ -167,7 +169,7 @@ async function runOne(prepared: PreparedCall, options: ToolRunOptions): Promise<
     result = await spec.handler(args, callCtx);
     if (typeof result !== "string") result = JSON.stringify(result);
   } catch (error) {
-    if (ctx.signal.aborted) result = "[interrupted by the user before the tool finished]";
+    if (ctx.signal.aborted) result = interruptedToolResult(ctx.signal);
     else result = `Error: ${name} failed: ${error instanceof Error ? error.message : String(error)}`;
   }
   if (options.redact !== false) result = redactResult(result);

@@ -92,6 +92,35 @@ test("interrupt during a tool cancels it and leaves a result for every call", as
   }
 });
 
+test("the result of a tool cut short says why the turn stopped, in the words interrupt() was given", async () => {
+  const h = await createHarness({
+    script: [
+      {
+        toolCalls: [
+          { name: "slow_write", arguments: { path: "x", ms: 10_000 } },
+          { name: "slow_write", arguments: { path: "y", ms: 10_000 } },
+        ],
+      },
+      { text: "after" },
+    ],
+  });
+  try {
+    const stop = h.agent.on((event) => {
+      if (event.type === "tool_start") h.agent.interrupt("the gateway is shutting down");
+    });
+    const result = await h.agent.runConversation("write");
+    stop();
+    const results = result.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    assert.ok(results.length >= 1);
+    for (const text of results) {
+      assert.match(String(text), /interrupted .*the gateway is shutting down/);
+      assert.doesNotMatch(String(text), /by the user/, "a restart is not the user's doing");
+    }
+  } finally {
+    await h.close();
+  }
+});
+
 test("steer adds the user's note to the next tool result, keeping role alternation", async () => {
   const h = await createHarness({
     script: [
