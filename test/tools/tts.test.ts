@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
 import { type WebSocket, WebSocketServer } from "ws";
 import { registerTtsTools, type TtsToolOptions } from "../../src/tools/builtin/tts.js";
@@ -358,7 +358,7 @@ test("Sec-MS-GEC is the token the Python edge-tts makes for the same moment", ()
 test("edge: connects with the client token and GEC, sends speech.config then SSML, and saves the audio frames as MP3", async () => {
   const edge = await startEdge((socket) => speakBack(socket));
   try {
-    const { registry, home } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url }) });
+    const { registry, home } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url, PATH: "" }) });
     assert.equal(await registry.isAvailable("text_to_speech"), true);
     const before = Date.now();
     const result = await say(registry, { text: "Tom & Jerry <3 'quotes'" });
@@ -394,7 +394,7 @@ test("edge: connects with the client token and GEC, sends speech.config then SSM
 test("edge: a voice argument is sent in the service's long form; a name that is no Edge voice is refused", async () => {
   const edge = await startEdge((socket) => speakBack(socket));
   try {
-    const { registry } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url }) });
+    const { registry } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url, PATH: "" }) });
     const result = await say(registry, { text: "Hello", voice: "en-GB-SoniaNeural" });
     assert.equal(result.success, true, JSON.stringify(result));
     assert.match(edge.connections[0]!.frames[1]!, /\(en-GB, SoniaNeural\)/);
@@ -414,7 +414,7 @@ test("edge: text longer than one SSML document goes over several connections, th
     socket.send(textFrame("turn.end"));
   });
   try {
-    const { registry } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url }) });
+    const { registry } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url, PATH: "" }) });
     const text = Array.from({ length: 1000 }, () => "R&D").join(" ");
     const result = await say(registry, { text });
     assert.equal(result.success, true, JSON.stringify(result));
@@ -434,7 +434,7 @@ test("edge: a service that closes before turn.end is a clear error and leaves no
     socket.close(1011, "internal error");
   });
   try {
-    const { registry, home } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url }) });
+    const { registry, home } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url, PATH: "" }) });
     const result = await say(registry, { text: "Hello" });
     assert.equal(result.success, false);
     assert.match(String(result.error), /closed the connection before the audio was complete \(code 1011\)/);
@@ -477,11 +477,37 @@ test("edge: a 403 carrying the service's clock is tried once more with a token m
         : undefined,
   );
   try {
-    const { registry } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url }) });
+    const { registry } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url, PATH: "" }) });
     const result = await say(registry, { text: "Hello" });
     assert.equal(result.success, true, JSON.stringify(result));
     assert.equal(edge.connections.length, 2);
     assert.equal(edge.connections[1]!.url.searchParams.get("Sec-MS-GEC"), secMsGec(serverTime));
+  } finally {
+    await edge.close();
+  }
+});
+
+test("edge: with ffmpeg on PATH the MP3 becomes an Ogg/Opus file (a voice note on Telegram); without it the MP3 stays", async () => {
+  const edge = await startEdge((socket) => speakBack(socket));
+  const bin = tempDir("hermes-tts-bin-");
+  // A stand-in ffmpeg: writes an Ogg header and the input's bytes to its last argument.
+  writeFileSync(
+    join(bin, "ffmpeg"),
+    '#!/bin/sh\nfor last; do :; done\nin=""\nwhile [ $# -gt 0 ]; do [ "$1" = "-i" ] && in="$2"; shift; done\n' +
+      '{ printf "OggS"; cat "$in"; } > "$last"\n',
+  );
+  chmodSync(join(bin, "ffmpeg"), 0o755);
+  try {
+    const { registry, home } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url, PATH: `${bin}:${process.env.PATH}` }) });
+    const result = await say(registry, { text: "hello there" });
+    assert.equal(result.success, true, JSON.stringify(result));
+    assert.equal(result.format, "ogg/opus");
+    const path = result.file_path as string;
+    assert.ok(path.endsWith(".ogg"), path);
+    assert.equal(readFileSync(path, "latin1"), "OggSmp3-part-1|mp3-part-2|");
+    assert.deepEqual(audioFiles(home), [basename(path)], "the MP3 is removed");
+    const explicit = await say(registry, { text: "hello there", output_path: join(home, "kept.mp3") });
+    assert.equal(explicit.format, "mp3", "a path asked for as .mp3 stays MP3");
   } finally {
     await edge.close();
   }

@@ -5,12 +5,13 @@
  * tool and by the gateway's `voice.auto_tts`. Never throws: a failure is an answer with a reason.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
 import { edgeSpeech } from "./edge.js";
 import { elevenlabsSpeech } from "./elevenlabs.js";
 import { fetchHttp } from "./http.js";
 import { openaiSpeech } from "./openai.js";
+import { mp3ToOpus } from "./transcode.js";
 import {
   type AudioFormat,
   type Env,
@@ -145,6 +146,14 @@ export async function speak(input: SpeakInput): Promise<SpeakResult> {
     writeFileSync(path, audio);
   } catch (error) {
     return fail(`could not write ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // Only for a file of our own naming, or one asked for as Ogg: an explicit .mp3 path stays MP3.
+  if (format === "mp3" && asked !== "mp3") {
+    const ogg = await mp3ToOpus(path, input.env.PATH === undefined ? { PATH: process.env.PATH } : input.env);
+    if (ogg) {
+      const converted = input.outputPath ? { note: `converted to ogg/opus with ffmpeg, so the file is ${ogg}` } : {};
+      return { ok: true, path: ogg, provider: name, format: "opus", bytes: statSync(ogg).size, ...converted };
+    }
   }
   return { ok: true, path, provider: name, format, bytes: audio.length, ...(note ? { note } : {}) };
 }
