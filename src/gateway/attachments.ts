@@ -7,7 +7,7 @@
  */
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, extname, isAbsolute, join } from "node:path";
+import { basename, extname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ContentPart } from "../llm/types.js";
 import { HOME_SECRET_DIRS, readRefusal, realLocation } from "../tools/builtin/file-paths.js";
 import type { Attachment } from "./types.js";
@@ -100,8 +100,44 @@ export interface OutboundFile {
 const MEDIA_LINE = /^[ \t]*MEDIA:[ \t]*(\S.*?)[ \t]*$/gm;
 const MARKDOWN_IMAGE = /!\[[^\]\n]*\]\((\/[^)\s]+)\)/g;
 
+/**
+ * `gateway.strict` and its companions: in strict mode a reply may send only files under the
+ * agent's media cache (`$HERMES_HOME/cache`: downloads, speech, images) or a folder of
+ * `media_delivery_allow_dirs`, and, with `trust_recent_files`, a file changed in the last
+ * `trust_recent_files_seconds` (one the agent just made). Not strict: any regular file that is
+ * not a secret.
+ */
+export interface MediaPolicy {
+  strict: boolean;
+  /** HERMES_HOME, whose cache folder is always allowed. */
+  home: string;
+  allowDirs: readonly string[];
+  trustRecentFiles: boolean;
+  trustRecentSeconds: number;
+  now?: () => number;
+}
+
+function inside(dir: string, path: string): boolean {
+  const rel = relative(resolve(dir), path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function strictRefusal(path: string, real: string, policy: MediaPolicy): string | null {
+  const roots = [join(policy.home, "cache"), ...policy.allowDirs.map((dir) => realLocation(expandHome(dir)))];
+  if (roots.some((root) => inside(root, real))) return null;
+  if (policy.trustRecentFiles) {
+    const changed = statSync(real).mtimeMs;
+    if ((policy.now ?? Date.now)() - changed <= policy.trustRecentSeconds * 1000) return null;
+  }
+  return `${path} is outside the folders files may be sent from (gateway.strict: the media cache and gateway.media_delivery_allow_dirs)`;
+}
+
+function expandHome(dir: string): string {
+  return dir === "~" ? homedir() : dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir;
+}
+
 /** Why a path the reply names may not leave the machine, or null when it may. */
-export function outboundRefusal(path: string): string | null {
+export function outboundRefusal(path: string, policy?: MediaPolicy): string | null {
   if (!isAbsolute(path)) return `${path} is not an absolute path`;
   const real = realLocation(path);
   const refusal = readRefusal(real);
@@ -114,18 +150,21 @@ export function outboundRefusal(path: string): string | null {
   } catch {
     return `${path} does not exist`;
   }
-  return null;
+  return policy?.strict ? strictRefusal(path, real, policy) : null;
 }
 
 /**
  * Splits a reply into the text to send and the local files it asks to send. Lines that name a
  * file that may not be sent stay in the text with a note, so the user sees what was refused.
  */
-export function extractOutboundFiles(reply: string): { text: string; files: OutboundFile[]; refused: string[] } {
+export function extractOutboundFiles(
+  reply: string,
+  policy?: MediaPolicy,
+): { text: string; files: OutboundFile[]; refused: string[] } {
   const files: OutboundFile[] = [];
   const refused: string[] = [];
   const take = (path: string): boolean => {
-    const why = outboundRefusal(path);
+    const why = outboundRefusal(path, policy);
     if (why) {
       refused.push(why);
       return false;

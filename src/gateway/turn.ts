@@ -11,7 +11,13 @@ import type { Agent } from "../agent/agent.js";
 import { lastUserMessageIndex } from "../agent/turn-checks.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
-import { extractOutboundFiles, inboundInput, type OutboundFile, type Transcripts } from "./attachments.js";
+import {
+  extractOutboundFiles,
+  inboundInput,
+  type MediaPolicy,
+  type OutboundFile,
+  type Transcripts,
+} from "./attachments.js";
 import { speakAnswer, watchForSpeech } from "./auto-speech.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
@@ -245,6 +251,18 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   await compressIfFull(runner, agent, turn);
 }
 
+/** Which files a reply may send (`gateway.strict` and its companions). */
+function mediaPolicy(runner: GatewayRunner): MediaPolicy {
+  const gateway = runner.runtime.config.gateway;
+  return {
+    strict: gateway.strict,
+    home: runner.runtime.home,
+    allowDirs: gateway.media_delivery_allow_dirs,
+    trustRecentFiles: gateway.trust_recent_files,
+    trustRecentSeconds: gateway.trust_recent_files_seconds,
+  };
+}
+
 async function sendReply(
   runner: GatewayRunner,
   turn: Turn,
@@ -255,7 +273,7 @@ async function sendReply(
   const target = await runner.replyTarget(message);
   // A target platform that is not running still gets a ledger entry: it is retried, then recorded as failed.
   const adapter = runner.adapter(target.platform);
-  const { text, files, refused } = extractOutboundFiles(reply);
+  const { text, files, refused } = extractOutboundFiles(reply, mediaPolicy(runner));
   for (const why of refused) runner.log(`not sending a file the reply named: ${why}`);
   if (!text.trim()) {
     if (previewId) await adapter?.delete?.({ chatId: target.chatId, threadId: target.threadId }, previewId);

@@ -237,6 +237,24 @@ const gatewaySection = section({
   message_timestamps: section({ enabled: bool(false) }),
   /** Our addition: a message whose run crashed the process this many times is set aside. */
   max_inbound_attempts: integerAtLeast(1, 2),
+  /** Replies may send only files under the media cache, media_delivery_allow_dirs and (if trusted) recent files. */
+  strict: bool(false),
+  /** Folders a strict gateway may send files from (a list, or one string of paths separated by ":"). */
+  media_delivery_allow_dirs: z
+    .preprocess(
+      (value) =>
+        typeof value === "string"
+          ? value
+              .split(":")
+              .map((dir) => dir.trim())
+              .filter(Boolean)
+          : value,
+      z.array(z.string(), accepts("a list of folders, or one string of folders separated by ':'")),
+    )
+    .default([]),
+  /** In strict mode, a file changed within trust_recent_files_seconds may be sent too. */
+  trust_recent_files: bool(true),
+  trust_recent_files_seconds: integerAtLeast(0, 600),
   /** Seconds a platform may take to connect; past it the attempt counts as failed and is retried. */
   platform_connect_timeout: numberBetween(0.1, 3600, 30),
   /** A gateway started this many times within the window refuses to start again (a crash loop). */

@@ -154,3 +154,28 @@ test("when the platform's buttons fail, the question is asked in text with numbe
     await gw.close();
   }
 });
+
+test("gateway.strict with media_delivery_allow_dirs: a reply sends the allowed file and keeps the other's line", async () => {
+  const shared = tempDir("hermes-gw-shared-");
+  const allowed = join(shared, "report.txt");
+  writeFileSync(allowed, "numbers");
+  const other = join(tempDir("hermes-gw-other-"), "diary.txt");
+  writeFileSync(other, "private");
+  const gw = await startGateway({
+    config: `gateway:\n  strict: true\n  trust_recent_files: false\n  media_delivery_allow_dirs: ${JSON.stringify(shared)}\n`,
+    provider: { script: [{ text: `Both.\nMEDIA:${allowed}\nMEDIA:${other}` }] },
+  });
+  try {
+    gw.adapter.inject({ messageId: "1", text: "send both" });
+    await gw.adapter.waitForText(/MEDIA:/);
+    await gw.adapter.waitFor(() => gw.adapter.files.length === 1);
+    assert.deepEqual(
+      gw.adapter.files.map((f) => f.path),
+      [allowed],
+    );
+    assert.deepEqual(gw.adapter.texts(), [`Both.\n\nMEDIA:${other}`]);
+    assert.ok(gw.logs.some((line) => /not sending a file.*gateway\.strict/.test(line)));
+  } finally {
+    await gw.close();
+  }
+});
