@@ -9,6 +9,12 @@ import { randomUUID } from "node:crypto";
 import type { CronDeliveryResult, CronJob } from "../state/cron-store.js";
 import type { GatewayStore } from "../state/gateway-store.js";
 
+/** Where a delivered message is also written (the gateway's `DeliveryBody.mirror`). */
+export interface DeliveryMirror {
+  sessionKey: string;
+  text: string;
+}
+
 interface Address {
   platform: string;
   chatId: string;
@@ -66,12 +72,18 @@ export function deliveryTargets(deliver: string): string[] {
   ];
 }
 
+/**
+ * `mirror`: what the job's own chat keeps of the delivery in its transcript (`cron.mirror_delivery`).
+ * Only the `origin` target carries it: a broadcast or another chat is never made part of a
+ * conversation.
+ */
 export async function queueDeliveries(
   job: CronJob,
   deliver: string,
   text: string,
   store: GatewayStore,
   homeFromConfig: (platform: string) => string | undefined = () => undefined,
+  mirror?: DeliveryMirror,
 ): Promise<CronDeliveryResult[]> {
   const results: CronDeliveryResult[] = [];
   const seen = new Set<string>();
@@ -92,7 +104,7 @@ export async function queueDeliveries(
         chatId: address.chatId,
         threadId: address.threadId,
         sessionKey: `cron:${job.id}`,
-        body: { text },
+        body: mirror && target === "origin" ? { text, mirror } : { text },
         idempotencyKey: `hermes-cron-${id}`,
       });
       results.push({ target: key, state: "queued" });

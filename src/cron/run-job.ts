@@ -201,7 +201,12 @@ export async function executeRun(deps: CronRunDeps, job: CronJob, run: CronRun):
     if (!text.trim() || isSilentResponse(text))
       return finish({ status: "silent", outputPath, reason: text.trim() ? "silence marker" : "empty output" });
     const body = deps.runtime.config.cron.wrap_response ? `⏰ ${job.name}\n\n${text}` : text;
-    const deliveries = await queueDeliveries(job, job.deliver, body, deps.gateway, homeFromConfig(deps));
+    const sessionKey = job.origin?.sessionKey;
+    const mirror =
+      deps.runtime.config.cron.mirror_delivery && sessionKey
+        ? { sessionKey, text: `[Sent to this chat by the scheduled job "${job.name}":]\n${text.trim()}` }
+        : undefined;
+    const deliveries = await queueDeliveries(job, job.deliver, body, deps.gateway, homeFromConfig(deps), mirror);
     return finish({ status: "ok", outputPath, deliveries });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);

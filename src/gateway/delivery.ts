@@ -19,6 +19,14 @@ export interface DeliveryBody {
   text: string;
   /** Replace this already-sent message (a streamed preview) instead of sending a new one. */
   editMessageId?: string;
+  /** Once sent, also written into this gateway session's transcript (`cron.mirror_delivery`). */
+  mirror?: DeliveryMirror;
+}
+
+export interface DeliveryMirror {
+  sessionKey: string;
+  /** What the transcript gets: the delivered text with a line saying where it came from. */
+  text: string;
 }
 
 export interface OutgoingMessage {
@@ -62,6 +70,8 @@ export interface DeliveryOptions {
   staleSendingMs?: number;
   now?: () => number;
   log?: (message: string) => void;
+  /** Called once a delivery that asks to be mirrored into a session has been sent. */
+  mirror?: (mirror: DeliveryMirror) => void;
 }
 
 export const POSSIBLE_DUPLICATE_NOTE = "(sent again after a restart; you may already have this message)";
@@ -200,6 +210,8 @@ export class DeliveryQueue {
       if (!adapter) throw new PlatformSendError(`platform ${record.platform} is not running`, { retryable: true });
       const sent = await this.sendBody(adapter, record);
       await store.markSent(record.id, sent.messageId, this.now());
+      const mirror = (record.body as DeliveryBody).mirror;
+      if (mirror) this.options.mirror?.(mirror);
       return { state: "sent", record: { ...sending, state: "sent", platformMessageId: sent.messageId }, sent };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -18,7 +18,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import { type AuthDecision, authorize, pairingReply, requestPairing } from "./authorization.js";
 import { askApprovalInChat, askQuestionInChat } from "./chat-prompts.js";
 import { type CommandContext, handleCommand, type ParsedCommand, parseCommand } from "./commands.js";
-import { DeliveryQueue } from "./delivery.js";
+import { type DeliveryMirror, DeliveryQueue } from "./delivery.js";
 import { PendingInteractions } from "./interactions.js";
 import { LaneSet } from "./lanes.js";
 import { ReplicaTurns } from "./replica-turns.js";
@@ -112,6 +112,7 @@ export class GatewayRunner {
       ...(options.coordination?.shared ? { staleSendingMs: options.staleSendingMs ?? 120_000 } : {}),
       now: this.now,
       log: (message) => this.log(message),
+      mirror: (mirror) => this.mirrorIntoSession(mirror),
     });
     this.lanes = new LaneSet<Turn>(
       options.settings.maxConcurrentRuns,
@@ -172,6 +173,37 @@ export class GatewayRunner {
 
   enqueue(turn: Turn): void {
     this.lanes.push(turn.sessionKey, turn);
+  }
+
+  /**
+   * Writes a delivered cron output into the chat's session (`cron.mirror_delivery`), in the
+   * session's lane so it never lands in the middle of a running turn; the agent reloads the
+   * transcript on its next turn.
+   */
+  private mirrorIntoSession(mirror: DeliveryMirror): void {
+    const { sessionKey } = mirror;
+    const message: InboundMessage = {
+      platform: sessionKey.split(":")[2] ?? "unknown",
+      chatId: "",
+      chatType: "dm",
+      userId: "",
+      messageId: `mirror-${this.now()}`,
+      text: "",
+    };
+    this.enqueue({
+      sessionKey,
+      message,
+      extra: [],
+      command: async () => {
+        const route = await this.store.sessionRoute(sessionKey);
+        if (!route) {
+          this.log(`${sessionKey}: no session to write the scheduled job's message into`);
+          return;
+        }
+        await this.runtime.store.appendMessage(route.sessionId, { role: "assistant", content: mirror.text });
+        this.runtime.evict(sessionKey);
+      },
+    });
   }
 
   /** The session's agent if one is in memory (never creates one). */

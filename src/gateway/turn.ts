@@ -78,6 +78,7 @@ export async function sessionAgent(runner: GatewayRunner, sessionKey: string, me
         chatId: message.chatId,
         threadId: message.threadId ?? null,
         userId: message.userId,
+        sessionKey,
       },
     },
     clarify: (question, choices) => runner.askQuestion(message, sessionKey, question, choices),

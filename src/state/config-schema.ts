@@ -493,6 +493,8 @@ export const configSchema = z.object(
       output_retention: integerAtLeast(1, 50),
       /** Jobs that may run at once (0: no limit of its own). */
       max_parallel_jobs: integerAtLeast(0, 0),
+      /** A job's output delivered to the chat it was made in is also kept in that chat's conversation. */
+      mirror_delivery: bool(false),
     }),
     code_execution: section({
       /** Time limit of one execute_code script, in seconds. */

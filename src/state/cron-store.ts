@@ -65,6 +65,8 @@ export interface CronOrigin {
   chatId: string;
   threadId?: string | null;
   userId?: string | null;
+  /** The gateway session of the chat the job was made in (`cron.mirror_delivery` writes there). */
+  sessionKey?: string | null;
 }
 
 export type NewCronJob = Pick<CronJob, "name" | "prompt" | "schedule" | "scheduleDisplay"> &

@@ -205,13 +205,77 @@ test("a job the agent schedules from a chat with the cronjob tool delivers back 
     assert.match(confirmation, /"success":true/);
     const [job] = await w.cron.listJobs();
     assert.equal(job?.deliver, "origin");
-    assert.deepEqual(job?.origin, { platform: "test", chatId: "dev-chat", threadId: null, userId: "user-1" });
+    assert.deepEqual(job?.origin, {
+      platform: "test",
+      chatId: "dev-chat",
+      threadId: null,
+      userId: "user-1",
+      sessionKey: "agent:main:test:dm:dev-chat",
+    });
     assert.equal(job?.nextRunAt, T0 + 3_600_000);
 
     w.clock.now = T0 + 3_600_000 + 1000;
     assert.deepEqual((await w.ticker().tick()).fired, [job?.id]);
     await w.gw.runner.deliveries.sweep();
     assert.equal(await w.gw.adapter.waitForText(/green/, "dev-chat"), "⏰ build\n\nThe build is green.");
+  } finally {
+    await w.close();
+  }
+});
+
+async function scheduledFromChat(config: string) {
+  const { registerCronjobTool } = await import("../../src/tools/builtin/cronjob.js");
+  const { cronToolBackend } = await import("../../src/cron/tool-backend.js");
+  const w = await world(
+    {
+      script: [
+        {
+          toolCalls: [
+            {
+              name: "cronjob",
+              arguments: { action: "create", schedule: "every 1h", prompt: "check the build", name: "build" },
+            },
+          ],
+        },
+        { text: "scheduled" },
+        { text: "The build is green." },
+        { text: "It was the nightly one." },
+      ],
+    },
+    config,
+  );
+  registerCronjobTool(w.gw.runtime.registry, cronToolBackend(w.cron, { now: () => w.clock.now, home: w.gw.home }));
+  w.gw.adapter.inject({ chatId: "dev-chat", messageId: "1", text: "tell me every hour how the build is" });
+  await w.gw.adapter.waitForText(/^scheduled/, "dev-chat");
+  w.clock.now = T0 + 3_600_000 + 1000;
+  await w.ticker().tick();
+  await w.gw.runner.deliveries.sweep();
+  await w.gw.adapter.waitForText(/green/, "dev-chat");
+  w.gw.adapter.inject({ chatId: "dev-chat", messageId: "2", text: "which build was that?" });
+  await w.gw.adapter.waitForText(/nightly/, "dev-chat");
+  const followUp = w.gw.fake.requests.filter((r) => r.method === "POST").at(-1)!;
+  const assistantTexts = (followUp.body.messages as Array<{ role: string; content: unknown }>)
+    .filter((m) => m.role === "assistant" && typeof m.content === "string")
+    .map((m) => m.content as string);
+  return { w, assistantTexts };
+}
+
+test("cron.mirror_delivery: the chat a job was made in keeps what the job sent, so a reply has it in context", async () => {
+  const { w, assistantTexts } = await scheduledFromChat("cron:\n  mirror_delivery: true\n");
+  try {
+    assert.ok(
+      assistantTexts.includes('[Sent to this chat by the scheduled job "build":]\nThe build is green.'),
+      assistantTexts.join("\n---\n"),
+    );
+  } finally {
+    await w.close();
+  }
+});
+
+test("cron.mirror_delivery off (the default): a reply to a job's message does not see it", async () => {
+  const { w, assistantTexts } = await scheduledFromChat("");
+  try {
+    assert.ok(!assistantTexts.some((text) => text.includes("The build is green.")), assistantTexts.join("\n---\n"));
   } finally {
     await w.close();
   }

@@ -13,6 +13,8 @@ export interface CronToolOrigin {
   chatId: string;
   threadId?: string | null;
   userId?: string | null;
+  /** The chat's gateway session, for `cron.mirror_delivery`. */
+  sessionKey?: string | null;
 }
 
 export interface CronToolJobSpec {
