@@ -498,7 +498,9 @@ test("edge: with ffmpeg on PATH the MP3 becomes an Ogg/Opus file (a voice note o
   );
   chmodSync(join(bin, "ffmpeg"), 0o755);
   try {
-    const { registry, home } = toolWith({ env: () => ({ EDGE_TTS_URL: edge.url, PATH: `${bin}:${process.env.PATH}` }) });
+    const { registry, home } = toolWith({
+      env: () => ({ EDGE_TTS_URL: edge.url, PATH: `${bin}:${process.env.PATH}` }),
+    });
     const result = await say(registry, { text: "hello there" });
     assert.equal(result.success, true, JSON.stringify(result));
     assert.equal(result.format, "ogg/opus");
