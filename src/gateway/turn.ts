@@ -145,7 +145,12 @@ async function dropCutOffAttempt(runner: GatewayRunner, sessionKey: string, text
   const sessions = runner.runtime.store;
   const messages = await sessions.getMessages(route.sessionId);
   const index = lastUserMessageIndex(messages);
-  if (index < 0 || messages[index]?.content !== text) return;
+  const stored = messages[index]?.content;
+  // The attempt may have started with the note about an earlier cut-short turn.
+  const same =
+    stored === text ||
+    (typeof stored === "string" && stored.startsWith(CONTINUE_NOTE_START) && stored.endsWith(`]\n\n${text}`));
+  if (index < 0 || !same) return;
   await sessions.truncateMessages(route.sessionId, index);
   runner.runtime.evict(sessionKey);
   runner.log(`${sessionKey}: dropped what a cut-off earlier attempt at this message left in the transcript`);
@@ -217,10 +222,14 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   const watch = watchTurn(agent, stream, limits, (text) => runner.reply(message, sessionKey, text));
   const speech = watchForSpeech(runner, agent, [message, ...turn.extra]);
   let answered = false;
+  let cutShortBy: string | undefined;
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
     const transcripts = await transcribeVoice(runner, attachments);
-    const result = await agent.runConversation(inboundInput(turnText(runner, turn), attachments, transcripts));
+    const resume = await continueNote(runner, agent.sessionId);
+    const result = await agent.runConversation(inboundInput(resume + turnText(runner, turn), attachments, transcripts));
+    if (watch.timedOut) cutShortBy = "it ran past agent.gateway_timeout";
+    else if (result.interrupted && runner.isStopping) cutShortBy = "the gateway restarted";
     if (watch.timedOut) reply = [result.finalResponse, timedOutNote(limits)].filter(Boolean).join("\n\n");
     else if (result.error) reply = `⚠ ${result.error}`;
     else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
@@ -248,8 +257,40 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     const spoken = await speakAnswer(runner, reply);
     if (spoken) await sendFiles(runner, turn, [spoken]);
   }
+  if (cutShortBy) await recordCutShort(runner, sessionKey, agent.sessionId, cutShortBy);
   for (const key of inboundKeys) await runner.store.finishInbound(key, runner.now());
   await compressIfFull(runner, agent, turn);
+}
+
+const CUT_SHORT = "(This turn was cut short before it finished: ";
+const CONTINUE_NOTE_START = "[System note: your previous turn was cut short (";
+
+/** A turn stopped by a restart or the time limit says so in the transcript, for the next turn. */
+async function recordCutShort(runner: GatewayRunner, sessionKey: string, sessionId: string, why: string) {
+  try {
+    await runner.runtime.store.appendMessage(sessionId, { role: "assistant", content: `${CUT_SHORT}${why}.)` });
+    // The agent in memory does not hold that message: the next turn reads the transcript again.
+    runner.runtime.evict(sessionKey);
+  } catch (error) {
+    runner.log(`${sessionKey}: could not note the cut-short turn: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+/**
+ * When the session's last turn was cut short within `agent.gateway_auto_continue_freshness`, the
+ * next message starts with a note asking the model to pick the unfinished work up, unless the
+ * message changes the task. Older cut-off turns are left alone: they may be long forgotten.
+ */
+async function continueNote(runner: GatewayRunner, sessionId: string): Promise<string> {
+  const store = runner.runtime.store;
+  const last = (await store.getMessages(sessionId)).at(-1);
+  const content = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
+  if (!content.startsWith(CUT_SHORT)) return "";
+  const freshness = runner.runtime.config.agent.gateway_auto_continue_freshness;
+  const session = await store.getSession(sessionId);
+  if (freshness > 0 && (!session || runner.now() - session.lastActive > freshness * 1000)) return "";
+  const why = content.slice(CUT_SHORT.length).replace(/\.\)$/, "");
+  return `${CONTINUE_NOTE_START}${why}) before you finished. Unless this message changes the task, continue the unfinished work where it stopped.]\n\n`;
 }
 
 /** Which files a reply may send (`gateway.strict` and its companions). */

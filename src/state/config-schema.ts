@@ -291,6 +291,11 @@ export const configSchema = z.object(
       gateway_timeout: numberBetween(0, 86_400, 1800),
       /** Seconds into a chat turn at which the chat is told when it will be stopped (0 = never). */
       gateway_timeout_warning: numberBetween(0, 86_400, 900),
+      /**
+       * A chat turn cut short (a restart, the time limit) leaves a note; the chat's next message within
+       * this many seconds tells the model to pick the unfinished work up (0 = however long ago).
+       */
+      gateway_auto_continue_freshness: numberBetween(0, 31_536_000, 3600),
       /** A chat that has seen nothing of a running turn for this many seconds gets a "still working" line (0 = never). */
       gateway_notify_interval: numberBetween(0, 86_400, 180),
       /** Retries of a failed provider call (after backoff) before falling back or giving up. */
