@@ -226,7 +226,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
     const transcripts = await transcribeVoice(runner, attachments);
-    const resume = await continueNote(runner, agent.sessionId);
+    const resume = await continueNote(runner, agent);
     const result = await agent.runConversation(inboundInput(resume + turnText(runner, turn), attachments, transcripts));
     if (watch.timedOut) cutShortBy = "it ran past agent.gateway_timeout";
     else if (result.interrupted && runner.isStopping) cutShortBy = "the gateway restarted";
@@ -281,9 +281,12 @@ async function recordCutShort(runner: GatewayRunner, sessionKey: string, session
  * next message starts with a note asking the model to pick the unfinished work up, unless the
  * message changes the task. Older cut-off turns are left alone: they may be long forgotten.
  */
-async function continueNote(runner: GatewayRunner, sessionId: string): Promise<string> {
+async function continueNote(runner: GatewayRunner, agent: Agent): Promise<string> {
   const store = runner.runtime.store;
-  const last = (await store.getMessages(sessionId)).at(-1);
+  const sessionId = agent.sessionId;
+  // An agent kept in memory holds its transcript; only a fresh one (after a restart, or the
+  // cut-short note itself) makes this read the store.
+  const last = (agent.messages.length > 0 ? agent.messages : await store.getMessages(sessionId)).at(-1);
   const content = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
   if (!content.startsWith(CUT_SHORT)) return "";
   const freshness = runner.runtime.config.agent.gateway_auto_continue_freshness;
