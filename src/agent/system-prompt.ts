@@ -178,8 +178,8 @@ function hostName(os: string): string {
 }
 
 const MEMORY_GUIDANCE = `# Persistent memory
-The memory tool keeps notes for future sessions: the user's preferences, facts about their environment, quirks of tools, stable conventions. Keep entries short and worth keeping; the best one spares the user a correction or a reminder.
-Never save task progress, to-do state, issue or PR numbers, commit ids or anything stale within a week (transcripts can be searched). Write facts, not orders: "The user likes brief answers", not "Always answer briefly". Procedures belong in skills.`;
+The memory tool keeps notes for future sessions: the user's preferences, their environment, tool quirks, stable conventions. Keep entries short; the best one spares the user a correction or a reminder.
+Never save task progress, issue or PR numbers, commit ids or anything stale within a week (transcripts can be searched). Write facts, not orders ("The user likes brief answers"). Procedures belong in skills.`;
 
 const SESSION_SEARCH_GUIDANCE =
   "When the user refers to earlier work or a past conversation, search past sessions with session_search before asking them to repeat themselves.";

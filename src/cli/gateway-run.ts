@@ -113,20 +113,20 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     const { openGatewayStore } = await import("../state/gateway-store.js");
     const store = await openGatewayStore(runtime.storeLocation);
     stops.push(async () => store.close());
-    // Scheduled jobs: the agent's cronjob tool, and the ticker (their deliveries wait in the ledger).
+    // Scheduled jobs: the ticker runs them (their deliveries wait in the ledger); the runtime
+    // gives every session the cronjob tool.
     const { openCronStore } = await import("../state/cron-store.js");
     const cron = await openCronStore(runtime.storeLocation);
     stops.push(async () => cron.close());
-    const { registerCronjobTool } = await import("../tools/builtin/cronjob.js");
     const { cronToolBackend } = await import("../cron/tool-backend.js");
     const { configuredHosts } = await import("../cron/job-fields.js");
     const { externalSkillDirs } = await import("../runtime/skill-dirs.js");
+    // Behind the chats' /cron command.
     const scheduler = cronToolBackend(cron, {
       home,
       configuredHosts: configuredHosts(runtime.config),
       externalDirs: externalSkillDirs(runtime.config.skills.external_dirs, home),
     });
-    registerCronjobTool(runtime.registry, scheduler);
     if (platforms.adapters.length > 0) {
       const { GatewayRunner } = await import("../gateway/runner.js");
       const { resolveGatewaySettings } = await import("../gateway/settings.js");

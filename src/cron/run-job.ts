@@ -106,6 +106,9 @@ function saveOutput(home: string, job: CronJob, text: string, at: number, keep: 
   return path;
 }
 
+/** Toolsets no scheduled run gets, whatever the job enables. */
+export const CRON_DISABLED_TOOLSETS = ["cronjob", "messaging", "clarify"];
+
 async function runAgent(
   job: CronJob,
   prompt: string,
@@ -114,6 +117,8 @@ async function runAgent(
   const agent = deps.runtime.createAgent({
     platform: "cron",
     toolsets: job.enabledToolsets ?? ["hermes-cron"],
+    // A job does not schedule more jobs, message other chats (its output is delivered) or ask questions.
+    disabledToolsets: CRON_DISABLED_TOOLSETS,
     interactive: false,
     // A job remembers nothing between fires, and reads project files only from its own directory.
     memory: false,

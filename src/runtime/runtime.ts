@@ -48,6 +48,7 @@ import { checkToolsets, requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { sessionFeatures } from "./session-features.js";
 import { pruneSessionsInBackground, wantsSessionPrune } from "./session-prune.js";
+import { registerLazyCronjobTool } from "./cron-tool.js";
 import { assembleTools, awaitMcp } from "./tools.js";
 
 export { unavailableFeatures } from "./agent-options.js";
@@ -135,6 +136,8 @@ export interface AgentRequest {
   loadContextFiles?: boolean;
   /** `false`: no MEMORY.md / USER.md for this agent. */
   memory?: false;
+  /** Toolsets this agent must not have, whatever `toolsets` includes. */
+  disabledToolsets?: string[];
 }
 
 /**
@@ -310,6 +313,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   // The window probe mostly waits on the server and opening the store on loading SQLite, so
   // the two run side by side.
   const storeLocation = resolveStoreLocation(home, config.store);
+  const cronTool = registerLazyCronjobTool(registry, { storeLocation, home, config });
   const [contextCheck, storeOpening] = await Promise.allSettled([
     checkContextWindow({
       model: choice.model,
@@ -413,6 +417,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       ...(request.ephemeralSystemPrompt ? { ephemeralSystemPrompt: request.ephemeralSystemPrompt } : {}),
       ...(request.maxIterations ? { maxIterations: request.maxIterations } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+      ...(request.disabledToolsets ? { disabledToolsets: [...request.disabledToolsets] } : {}),
     };
     if (request.persist === false) delete agentOptions.sessionStore;
     if (request.cwd) agentOptions.cwd = request.cwd;
@@ -512,6 +517,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
         });
       }
       await tools.mcp?.close();
+      await cronTool.close();
       store.close();
       flushLog();
     },

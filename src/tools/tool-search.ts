@@ -1,7 +1,7 @@
 /**
  * The tool schema budget: when the schemas of a session's tools would cost more estimated tokens
  * than `agent.tool_schema_budget`, MCP tools and rarely used built-ins leave the published list
- * and sit behind `tool_search` and `tool_describe`. A hidden tool stays enabled: once the model
+ * and sit behind `tool_search` (and `tool_describe`, callable, not sent). A hidden tool stays enabled: once the model
  * has found it, it calls it by name in the same turn. What is hidden is decided once per session
  * from the tool list alone, so the request prefix stays byte-stable across turns.
  */
@@ -134,7 +134,11 @@ function publishFrom(
   return { definitions: published, hidden, callable: [...names, TOOL_SEARCH, TOOL_DESCRIBE] };
 }
 
-/** The pair as published: tool_search names what is hidden, so the model knows to look. */
+/**
+ * What a request carries for the hidden tools: tool_search alone, naming them so the model knows
+ * to look. Its matches come with their parameters, so tool_describe (callable, for one tool by
+ * its exact name) would only repeat them in every request.
+ */
 function searchDefinitions(hidden: readonly FunctionDefinition[]): FunctionDefinition[] {
   const names = hidden.map((def) => def.function.name).join(", ");
   return [
@@ -143,17 +147,9 @@ function searchDefinitions(hidden: readonly FunctionDefinition[]): FunctionDefin
       function: {
         name: TOOL_SEARCH,
         description:
-          `Find tools not listed here (hidden to save context: ${names}). ` +
-          "Returns the best matches with their parameters; then call a tool by its name.",
+          `Find hidden tools (${names}) by what they do. Returns the best matches with their parameters; ` +
+          "then call one by its name.",
         parameters: searchParametersJson(),
-      },
-    },
-    {
-      type: "function",
-      function: {
-        name: TOOL_DESCRIBE,
-        description: "Returns the description and parameters of a hidden tool by its exact name.",
-        parameters: describeParametersJson,
       },
     },
   ];
@@ -174,7 +170,6 @@ function searchParametersJson(): Record<string, unknown> {
     }),
   );
 }
-const describeParametersJson = toJsonSchema(describeParameters);
 
 function hiddenOf(ctx: ToolContext): FunctionDefinition[] {
   const hidden = ctx.services?.hiddenTools;

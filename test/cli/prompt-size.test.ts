@@ -38,7 +38,9 @@ test("prompt-size reports each system-prompt layer and tool schema; the parts ad
   for (const name of ["terminal", "read_file", "patch", "delegate_task", "skill_view", "memory", "todo"]) {
     assert.ok(tools.includes(name), `${name} is sent`);
   }
-  assert.deepEqual(report.hidden, [], "the default toolset fits the default budget");
+  // Only rarely used built-ins wait behind tool_search; every tool a coding turn needs is sent.
+  for (const name of report.hidden) assert.ok(["cronjob", "vision_analyze"].includes(name), `${name} hidden`);
+  if (report.hidden.length > 0) assert.ok(tools.includes("tool_search"));
   assert.ok(report.total.tokens <= 4000, `the default CLI toolset's fixed prompt is ${report.total.tokens} tokens`);
 });
 

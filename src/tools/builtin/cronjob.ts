@@ -141,14 +141,16 @@ export async function cronjobTool(args: CronjobArgs, ctx: Pick<ToolContext, "ser
   }
 }
 
-/** Registered by a surface that runs the scheduler; without it no agent sees the tool. */
+/** Registered by every runtime (src/runtime/cron-tool.ts); the gateway's ticker runs the jobs. */
 export function registerCronjobTool(registry: ToolRegistry, backend: CronToolBackend): void {
   registry.register({
     name: "cronjob",
     toolset: "cronjob",
     description:
       "Schedule a task for later or on a repeat, and manage scheduled tasks. Each run is a fresh agent with no " +
-      "memory of this chat, so the prompt must say everything needed. Results are delivered to this chat by default.",
+      "memory of this chat, so the prompt must say everything needed. Results go to the chat the job was made in " +
+      "(from a terminal: kept locally, `hermes cron`) unless deliver says otherwise; jobs run while the gateway " +
+      "runs. Returns the job with its id and next run, or the list.",
     parameters: cronjobParameters,
     handler: (args, ctx) => cronjobTool(args, { services: { cron: backend, ...ctx.services } }),
     parallelSafe: false,

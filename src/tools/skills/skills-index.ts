@@ -12,12 +12,9 @@ const INDEX_DESCRIPTION_CHARS = 240;
 
 const HEADER = [
   "## Skills",
-  "Skills hold proven workflows, conventions and pitfalls, including how this user wants things done. Before",
-  "replying, scan the list below. When a skill fits the task, even partly, load it with skill_view(name) and",
-  "follow it, also for work you know how to do: it says how it is done here.",
+  "Skills hold proven workflows and this user's conventions. When one fits the task, even partly, load it with",
+  "skill_view(name) and follow it, also for work you know how to do; otherwise go ahead without one.",
 ].join("\n");
-
-const FOOTER = "If none of these skills fits the task, go ahead without one.";
 
 function oneLine(description: string): string {
   const flat = description.replace(/\s+/g, " ").trim();
@@ -69,6 +66,6 @@ export function buildSkillsIndex(skills: readonly Skill[], namesOnly: ReadonlySe
       );
     }
   }
-  lines.push("</available_skills>", "", FOOTER);
+  lines.push("</available_skills>");
   return lines.join("\n");
 }
