@@ -36,6 +36,7 @@ import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, unavailableFeatures } from "./agent-options.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
+import { registerLazyCronjobTool } from "./cron-tool.js";
 import { Learner } from "./learning/learner.js";
 import type { DetectOptions } from "./local-servers.js";
 import { memoryProviderNames } from "./memory-providers.js";
@@ -48,7 +49,6 @@ import { checkToolsets, requireCredential } from "./preflight.js";
 import { applySandbox, type SandboxChoice } from "./sandbox.js";
 import { sessionFeatures } from "./session-features.js";
 import { pruneSessionsInBackground, wantsSessionPrune } from "./session-prune.js";
-import { registerLazyCronjobTool } from "./cron-tool.js";
 import { assembleTools, awaitMcp } from "./tools.js";
 
 export { unavailableFeatures } from "./agent-options.js";
