@@ -6,13 +6,14 @@
  * Python. Only looks at files (no interpreter is started), so it costs a few stat calls.
  */
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
-import { basename, delimiter, dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { findExecutable } from "../util/executable.js";
 import { isDirectory, isFile } from "../util/fs-kind.js";
 
 export function environmentProbe(env: NodeJS.ProcessEnv = process.env): string {
   if (env.VIRTUAL_ENV || env.CONDA_PREFIX) return "";
   const path = env.PATH ?? "";
-  const python = onPath("python3", path);
+  const python = findExecutable("python3", path);
   if (!python) return "";
   const real = realPath(python);
   const version = /python(\d+\.\d+)$/.exec(basename(real))?.[1] ?? pythonVersionNear(real);
@@ -20,7 +21,7 @@ export function environmentProbe(env: NodeJS.ProcessEnv = process.env): string {
   const prefix = dirname(dirname(real));
   const stdlib = join(prefix, "lib", `python${version}`);
   const lines: string[] = [];
-  const uv = onPath("uv", path) !== undefined;
+  const uv = findExecutable("uv", path) !== undefined;
   if (isFile(join(stdlib, "EXTERNALLY-MANAGED")) && !uv) {
     lines.push(
       `Python ${version} (${python}) is externally managed (PEP 668): \`pip install\` outside a virtual environment is refused. Create one first (\`python3 -m venv .venv\`) or use pipx for tools.`,
@@ -37,23 +38,14 @@ export function environmentProbe(env: NodeJS.ProcessEnv = process.env): string {
       `Python ${version} (${python}) has no pip module: \`python3 -m pip\` fails here${uv ? "; use uv" : "; use a virtual environment or the system's packages"}.`,
     );
   } else {
-    const pip = onPath("pip", path) ?? onPath("pip3", path);
+    const pip = findExecutable("pip", path) ?? findExecutable("pip3", path);
     const named = pip ? shebangInterpreter(pip) : undefined;
-    const target = named && !named.includes("/") ? onPath(named, path) : named;
+    const target = named && !named.includes("/") ? findExecutable(named, path) : named;
     if (target && /^python/.test(basename(target)) && realPath(target) !== real) {
       lines.push(`\`pip\` on PATH (${pip}) installs for ${target}, not for python3 (${real}): use \`python3 -m pip\`.`);
     }
   }
   return lines.join("\n");
-}
-
-function onPath(name: string, path: string): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (isFile(candidate)) return candidate;
-  }
-  return undefined;
 }
 
 /** The version from a sibling such as python3.12 when python3 is not a link to it. */

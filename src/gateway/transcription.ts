@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { httpRequest } from "../llm/http-client.js";
 import { proxyForUrl } from "../llm/proxy.js";
-import { findExecutable } from "../tools/builtin/search-backends.js";
 import { commandEnv } from "../tools/process-group.js";
+import { findExecutable } from "../util/executable.js";
 
 export interface SttSettings {
   provider: string;

@@ -6,9 +6,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import type { HermesConfig } from "../state/config-schema.js";
 import { configureSandbox, type SandboxPolicy, secretsToHide } from "../tools/sandbox.js";
+import { findExecutable } from "../util/executable.js";
 import { UsageError } from "./errors.js";
 
 export interface SandboxChoice {
@@ -19,17 +20,7 @@ export interface SandboxChoice {
 }
 
 export function bwrapOnPath(path = process.env.PATH ?? ""): string | undefined {
-  if (process.platform !== "linux") return undefined;
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, "bwrap");
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not in this directory.
-    }
-  }
-  return undefined;
+  return process.platform === "linux" ? findExecutable("bwrap", path) : undefined;
 }
 
 /**

@@ -128,8 +128,9 @@ function fakePython(options: { externallyManaged?: boolean; pip?: boolean; uv?: 
   symlinkSync("python3.11", join(bin, "python3"));
   if (options.externallyManaged) writeFileSync(join(stdlib, "EXTERNALLY-MANAGED"), "[externally-managed]\n");
   if (options.pip) mkdirSync(join(stdlib, "site-packages", "pip"), { recursive: true });
-  if (options.uv) writeFileSync(join(bin, "uv"), "");
-  if (options.pipFor) writeFileSync(join(bin, "pip"), `#!${options.pipFor}\n`);
+  // Programs on PATH count only when executable, as a shell finds them.
+  if (options.uv) writeFileSync(join(bin, "uv"), "", { mode: 0o755 });
+  if (options.pipFor) writeFileSync(join(bin, "pip"), `#!${options.pipFor}\n`, { mode: 0o755 });
   return { PATH: bin, HOME: tempDir("hermes-probe-home-") };
 }
 

@@ -6,7 +6,6 @@ import { matchesFileGlob } from "../../src/tools/builtin/glob.js";
 import {
   chooseSearchBackend,
   compilePattern,
-  findExecutable,
   nodeBackend,
   ripgrepBackend,
   type SearchBackend,
@@ -17,6 +16,7 @@ import {
   searchFilesTool,
 } from "../../src/tools/builtin/search-files.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { findExecutable } from "../../src/util/executable.js";
 import { callTool, makeContext, tempDir } from "./tool-harness.js";
 
 const root = tempDir("search");
@@ -130,7 +130,7 @@ test("HERMES_SEARCH_BACKEND=node forces the Node walker", () => {
 });
 
 test("findExecutable only finds programs on the given PATH", () => {
-  assert.equal(findExecutable("rg", "/nonexistent-dir"), null);
+  assert.equal(findExecutable("rg", "/nonexistent-dir"), undefined);
 });
 
 test("the registered tool reports a missing path and is parallel-safe", async () => {

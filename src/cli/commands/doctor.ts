@@ -3,10 +3,9 @@
  * provider answering, the session store opening — plus optional helpers (ripgrep, MCP
  * servers). One ✓/✗ line per check with a hint; exit 1 when an essential check fails.
  */
-import { accessSync, constants } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
 import type { Command } from "commander";
 import type { HermesConfig } from "../../state/config-schema.js";
+import { findExecutable } from "../../util/executable.js";
 import { type CommandIo, processIo } from "./config.js";
 
 export interface CheckResult {
@@ -27,17 +26,7 @@ export interface DoctorOptions {
 
 /** Whether a command name (or path) resolves to an executable on PATH. */
 export function onPath(command: string, env: Record<string, string | undefined> = process.env): boolean {
-  const candidates = isAbsolute(command)
-    ? [command]
-    : (env.PATH ?? "").split(delimiter).flatMap((dir) => (dir ? [join(dir, command)] : []));
-  return candidates.some((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return findExecutable(command, env.PATH ?? "") !== undefined;
 }
 
 function authHeaders(apiMode: string, key: string | undefined): Record<string, string> {

@@ -4,8 +4,9 @@
  * them one way.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
-import { basename, delimiter, join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import { findExecutable } from "../../util/executable.js";
 import { isBinaryFile } from "./file-io.js";
 import { walkFiles } from "./file-walker.js";
 import { matchesFileGlob } from "./glob.js";
@@ -54,20 +55,6 @@ export interface SearchBackend {
 
 /** Files larger than this are skipped by the Node backend rather than loaded whole. */
 const NODE_MAX_FILE_BYTES = 20 * 1024 * 1024;
-
-export function findExecutable(name: string, pathEnv = process.env.PATH ?? ""): string | null {
-  for (const dir of pathEnv.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not in this directory.
-    }
-  }
-  return null;
-}
 
 /**
  * ripgrep when installed, unless HERMES_SEARCH_BACKEND=node (or the `prefer` argument) asks

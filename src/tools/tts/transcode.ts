@@ -3,22 +3,15 @@
  * note, and Edge's voices come as MP3. Without ffmpeg, or when it fails, the MP3 stays.
  */
 import { rmSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { findExecutable } from "../../util/executable.js";
 import { isFile } from "../../util/fs-kind.js";
 import type { Env } from "./types.js";
 
 const TRANSCODE_TIMEOUT_MS = 30_000;
 
-function onPath(name: string, env: Env): string | undefined {
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir && isFile(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
-
 /** The Ogg/Opus file made from `mp3` (which is then removed), or undefined when that was not possible. */
 export async function mp3ToOpus(mp3: string, env: Env): Promise<string | undefined> {
-  const ffmpeg = onPath("ffmpeg", env);
+  const ffmpeg = findExecutable("ffmpeg", env.PATH ?? "");
   if (!ffmpeg) return undefined;
   const ogg = mp3.replace(/\.mp3$/i, "") + ".ogg";
   const { execFile } = await import("node:child_process");
