@@ -84,6 +84,7 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
     platform: "api_server",
     toolsets: ["hermes-api-server"],
     skipDotEnv: true,
+    cronTool: (await import("./cron-tool-backend.js")).loadCronToolBackend,
     callbacks: { onNotice: (message) => gatewayLog(message) },
     ...(extensions ? { extensions } : {}),
   });

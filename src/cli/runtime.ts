@@ -13,6 +13,7 @@ import type { HermesConfig } from "../state/config-schema.js";
 import type { SessionStore } from "../state/session-store.js";
 import type { ApprovalPolicy } from "../tools/approval/policy.js";
 import type { ToolContext } from "../tools/registry.js";
+import { loadCronToolBackend } from "./cron-tool-backend.js";
 import { UsageError } from "./exit-codes.js";
 import type { ChatFlags } from "./program.js";
 
@@ -106,6 +107,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     platform: "cli",
     interactive: options.interactive,
     singleTurn: !options.interactive,
+    cronTool: loadCronToolBackend,
     // -v mirrors the log to stderr in one-shot runs; in the TUI it would scribble over the screen.
     ...(flags.verbose && !options.interactive
       ? { logMirror: (line: string) => process.stderr.write(`${line}\n`) }

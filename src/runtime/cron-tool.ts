@@ -1,14 +1,24 @@
 /**
- * The `cronjob` tool for every surface, not only the gateway: a job made in the terminal or
- * through the API server lands in the same store the gateway's ticker runs from. The cron store
- * opens on the tool's first call, so a run that never schedules anything never opens it.
+ * The `cronjob` tool for every surface that asks for it, not only the gateway: a job made in the
+ * terminal or through the API server lands in the same store the gateway's ticker runs from.
+ * The surface supplies how to open that store (the scheduler lives above this layer); it opens
+ * on the tool's first call, so a run that never schedules anything never opens it.
  */
-
 import type { HermesConfig } from "../state/config-schema.js";
-import type { CronStore } from "../state/cron-store.js";
 import { type CronToolBackend, registerCronjobTool } from "../tools/builtin/cronjob.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { externalSkillDirs } from "./skill-dirs.js";
+
+export interface OpenedCronTool {
+  backend: CronToolBackend;
+  close(): void;
+}
+
+/** Opens the scheduler behind the tool (src/cli/cron-tool-backend.ts). */
+export type CronToolLoader = (input: {
+  storeLocation: string;
+  home: string;
+  config: HermesConfig;
+}) => Promise<OpenedCronTool>;
 
 export interface LazyCronTool {
   close(): Promise<void>;
@@ -18,24 +28,12 @@ type Method = keyof CronToolBackend;
 
 export function registerLazyCronjobTool(
   registry: ToolRegistry,
+  load: CronToolLoader,
   input: { storeLocation: string; home: string; config: HermesConfig },
 ): LazyCronTool {
-  let opening: Promise<{ store: CronStore; backend: CronToolBackend }> | undefined;
+  let opening: Promise<OpenedCronTool> | undefined;
   const open = () => {
-    opening ??= (async () => {
-      const [{ openCronStore }, { cronToolBackend }, { configuredHosts }] = await Promise.all([
-        import("../state/cron-store.js"),
-        import("../cron/tool-backend.js"),
-        import("../cron/job-fields.js"),
-      ]);
-      const store = await openCronStore(input.storeLocation);
-      const backend = cronToolBackend(store, {
-        home: input.home,
-        configuredHosts: configuredHosts(input.config),
-        externalDirs: externalSkillDirs(input.config.skills.external_dirs, input.home),
-      });
-      return { store, backend };
-    })();
+    opening ??= load(input);
     // A failed open is tried again on the next call rather than remembered.
     opening.catch(() => {
       opening = undefined;
@@ -62,7 +60,7 @@ export function registerLazyCronjobTool(
     async close() {
       if (!opening) return;
       const opened = await opening.catch(() => undefined);
-      opened?.store.close();
+      opened?.close();
     },
   };
 }

@@ -36,7 +36,7 @@ import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, unavailableFeatures } from "./agent-options.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
-import { registerLazyCronjobTool } from "./cron-tool.js";
+import { type CronToolLoader, registerLazyCronjobTool } from "./cron-tool.js";
 import { Learner } from "./learning/learner.js";
 import type { DetectOptions } from "./local-servers.js";
 import { memoryProviderNames } from "./memory-providers.js";
@@ -104,6 +104,8 @@ export interface OpenRuntimeOptions {
    * their own connect_timeout, not `mcp_discovery_timeout`, since no later turn could use them.
    */
   singleTurn?: boolean;
+  /** Gives sessions the `cronjob` tool, its scheduler opened on the first call (the surfaces' choice). */
+  cronTool?: CronToolLoader;
 }
 
 export interface AgentRequest {
@@ -313,7 +315,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   // The window probe mostly waits on the server and opening the store on loading SQLite, so
   // the two run side by side.
   const storeLocation = resolveStoreLocation(home, config.store);
-  const cronTool = registerLazyCronjobTool(registry, { storeLocation, home, config });
+  const cronTool = options.cronTool
+    ? registerLazyCronjobTool(registry, options.cronTool, { storeLocation, home, config })
+    : undefined;
   const [contextCheck, storeOpening] = await Promise.allSettled([
     checkContextWindow({
       model: choice.model,
@@ -517,7 +521,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
         });
       }
       await tools.mcp?.close();
-      await cronTool.close();
+      await cronTool?.close();
       store.close();
       flushLog();
     },

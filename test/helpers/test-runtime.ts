@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadCronToolBackend } from "../../src/cli/cron-tool-backend.js";
 import { type HermesRuntime, openRuntime, type RuntimeOverrides } from "../../src/runtime/runtime.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, ScriptStep } from "../fake-provider/types.js";
@@ -31,6 +32,8 @@ export interface TestRuntimeOptions {
   onNotice?: (message: string) => void;
   /** Open as a one-shot run does (MCP servers waited for in full). */
   singleTurn?: boolean;
+  /** Give sessions the cronjob tool, as the terminal and the gateway do. */
+  cronTool?: boolean;
 }
 
 export async function openTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
@@ -47,6 +50,7 @@ export async function openTestRuntime(options: TestRuntimeOptions = {}): Promise
     localServers: false,
     skipDotEnv: true,
     ...(options.singleTurn ? { singleTurn: true } : {}),
+    ...(options.cronTool ? { cronTool: loadCronToolBackend } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     callbacks: {
       onNotice: (message) => {

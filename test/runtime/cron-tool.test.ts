@@ -16,6 +16,7 @@ const create = {
 
 test("a terminal session schedules a job with the cronjob tool: stored for the gateway's ticker, kept locally", async () => {
   const t = await openTestRuntime({
+    cronTool: true,
     script: [create, (req) => ({ text: `result: ${lastToolResults(req)[0]}` })],
   });
   try {
@@ -38,7 +39,7 @@ test("a terminal session schedules a job with the cronjob tool: stored for the g
 });
 
 test("scheduled runs get neither cronjob, send_message nor clarify, whatever the job enables", async () => {
-  const t = await openTestRuntime();
+  const t = await openTestRuntime({ cronTool: true });
   try {
     const agent = t.runtime.createAgent({
       platform: "cron",

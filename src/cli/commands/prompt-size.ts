@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import type { PromptLayer } from "../../agent/system-prompt.js";
 import type { FunctionDefinition } from "../../tools/registry.js";
 import { estimateTextTokens } from "../../util/tokens.js";
+import { loadCronToolBackend } from "../cron-tool-backend.js";
 import { type CommandIo, processIo } from "./config.js";
 
 export interface SizeRow {
@@ -94,6 +95,7 @@ export function registerPromptSizeCommand(program: Command, io: CommandIo = proc
           ...(opts.toolsets ? { toolsets: opts.toolsets } : {}),
           localServers: false,
           overrides,
+          cronTool: loadCronToolBackend,
         });
       // Nothing is sent, so a home without a provider is measured too (without model-specific guidance).
       const runtime = await open().catch(() => {
