@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { basename, extname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ContentPart } from "../llm/types.js";
 import { HOME_SECRET_DIRS, readRefusal, realLocation } from "../tools/builtin/file-paths.js";
+import { describedImageNote, type ImageDescriptions } from "./image-input.js";
 import type { Attachment } from "./types.js";
 
 /** Images larger than this go to the model as a file note instead of inline. */
@@ -72,16 +73,25 @@ function imagePart(attachment: Attachment): ContentPart | undefined {
   }
 }
 
-/** The model's input for a message: its text, with images inline and other files named. */
+/**
+ * The model's input for a message: its text, with images inline and other files named. An image
+ * in `described` (`agent.image_input_mode` text) is given by its description instead.
+ */
 export function inboundInput(
   text: string,
   attachments: readonly Attachment[] = [],
   transcripts?: Transcripts,
+  described?: ImageDescriptions,
 ): string | ContentPart[] {
   if (attachments.length === 0) return text;
   const images: ContentPart[] = [];
   const notes: string[] = [];
   for (const attachment of attachments) {
+    const description = described?.get(attachment);
+    if (description) {
+      notes.push(describedImageNote(attachment, description));
+      continue;
+    }
     const image = imagePart(attachment);
     if (image) images.push(image);
     else notes.push(describe(attachment, transcripts));

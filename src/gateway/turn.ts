@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { basename, isAbsolute } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import { lastUserMessageIndex } from "../agent/turn-checks.js";
+import { visionAnalyzer } from "../runtime/vision.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { configuredHomeChannel } from "../state/home-channel.js";
 import {
@@ -19,6 +20,7 @@ import {
   type Transcripts,
 } from "./attachments.js";
 import { speakAnswer, watchForSpeech } from "./auto-speech.js";
+import { describeImages } from "./image-input.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
 import type { GatewayRunner } from "./runner.js";
@@ -226,8 +228,16 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
     const transcripts = await transcribeVoice(runner, attachments);
+    const described = await describeImages({
+      mode: agentSettings.image_input_mode,
+      model: agent.options.model,
+      attachments,
+      analyze: visionAnalyzer(runner.runtime.auxiliary),
+      log: (line) => runner.log(line),
+    });
     const resume = await continueNote(runner, agent);
-    const result = await agent.runConversation(inboundInput(resume + turnText(runner, turn), attachments, transcripts));
+    const input = inboundInput(resume + turnText(runner, turn), attachments, transcripts, described);
+    const result = await agent.runConversation(input);
     if (watch.timedOut) cutShortBy = "it ran past agent.gateway_timeout";
     else if (result.interrupted && runner.isStopping) cutShortBy = "the gateway restarted";
     if (watch.timedOut) reply = [result.finalResponse, timedOutNote(limits)].filter(Boolean).join("\n\n");

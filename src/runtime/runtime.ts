@@ -309,6 +309,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     platform,
     codingFocus,
     notice,
+    auxiliary,
     ...(config.approvals.mode === "smart" ? { smartJudge: smartJudgeWithAuxiliary(auxiliary) } : {}),
   });
   if (extensions) (await import("./plugins/setup.js")).registerPluginTools(registry, extensions, notice);

@@ -4,6 +4,7 @@
  * first prompt beyond its own connect timeout.
  */
 
+import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import { PROVIDERS } from "../llm/providers.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { type ApprovalPolicy, approvalPolicyFromConfig, type SmartJudge } from "../tools/approval/policy.js";
@@ -19,8 +20,10 @@ import { buildSkillsIndex, NON_CODING_SKILL_CATEGORIES } from "../tools/skills/s
 import { registerSkillsTools } from "../tools/skills/tools.js";
 import { configureToolSearch } from "../tools/tool-search.js";
 import { WebsiteBlocklist } from "../tools/web/blocklist.js";
+import { imageGenToolOptions } from "./image-gen.js";
 import { externalSkillDirs } from "./skill-dirs.js";
 import { ttsToolOptions } from "./tts.js";
+import { visionToolOptions } from "./vision.js";
 
 export interface SessionTools {
   approvals: ApprovalPolicy;
@@ -52,6 +55,8 @@ export async function assembleTools(
     smartJudge?: SmartJudge;
     /** The session works in the lean coding posture: non-coding skill categories are listed by name only. */
     codingFocus?: boolean;
+    /** The auxiliary client, for vision_analyze (built on its first call). */
+    auxiliary?: () => Promise<AuxiliaryClient>;
   },
 ): Promise<SessionTools> {
   const { home, cwd, config } = input;
@@ -90,6 +95,8 @@ export async function assembleTools(
     websiteBlocklist: WebsiteBlocklist.from(config.security.website_blocklist, home, input.notice),
     ...toolOutputLimits(config),
     tts: ttsToolOptions(config, home),
+    imageGen: imageGenToolOptions(config, home),
+    ...(input.auxiliary ? { vision: visionToolOptions(config, input.auxiliary) } : {}),
   });
 
   try {

@@ -62,6 +62,8 @@ export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 /** `tts.provider`: the first three work here; the rest are the original's names, accepted so its configs load. */
 export const TTS_PROVIDERS = ["edge", "openai", "elevenlabs", "gemini", "xai", "mistral", "neutts", "piper"] as const;
+/** `image_gen.provider`. */
+export const IMAGE_GEN_PROVIDERS = ["auto", "fal", "openai"] as const;
 export const TERMINAL_BACKENDS = ["local", "docker", "ssh", "modal", "daytona", "singularity"] as const;
 
 const modelSection = section({
@@ -347,6 +349,11 @@ export const configSchema = z.object(
        * chats), true, false.
        */
       verify_on_stop: autoOrBool(),
+      /**
+       * How images sent in a chat reach the model: native (as image parts), text (described by the
+       * vision task first), auto (native for models known to accept images, text otherwise).
+       */
+      image_input_mode: oneOf(["auto", "native", "text"] as const).default("auto"),
     }),
     /** The zone the system prompt states the time in and cron schedules default to ("" = this machine's). */
     timezone: timeZoneText(),
@@ -402,9 +409,14 @@ export const configSchema = z.object(
     }),
     auxiliary: section({
       ...(Object.fromEntries(AUXILIARY_TASKS.map((task) => [task, auxiliaryTask(AUXILIARY_TIMEOUTS[task])])) as Record<
-        Exclude<(typeof AUXILIARY_TASKS)[number], "title">,
+        Exclude<(typeof AUXILIARY_TASKS)[number], "title" | "vision">,
         ReturnType<typeof auxiliaryTask>
       >),
+      vision: section({
+        ...auxiliaryFields(AUXILIARY_TIMEOUTS.vision),
+        /** Seconds vision_analyze may take to download an image from a URL. */
+        download_timeout: numberBetween(1, 3600, 30),
+      }),
       title: section({
         ...auxiliaryFields(AUXILIARY_TIMEOUTS.title),
         /** The language titles are written in ("" = the conversation's own). */
@@ -620,6 +632,13 @@ export const configSchema = z.object(
       edge: section({ voice: text("en-US-AriaNeural") }),
       openai: section({ model: text("gpt-4o-mini-tts"), voice: text("alloy") }),
       elevenlabs: section({ voice_id: text("pNInz6obpgDQGcFmaJgB"), model_id: text("eleven_multilingual_v2") }),
+    }),
+    /** The image_generate tool (our own keys): which service makes images, and with which model. */
+    image_gen: section({
+      /** auto (the first with a key: FAL_KEY, then OPENAI_API_KEY), fal or openai. */
+      provider: oneOf(IMAGE_GEN_PROVIDERS).default("auto"),
+      /** A model id in the provider's naming ("" = fal-ai/flux-2 on fal, gpt-image-1 on OpenAI). */
+      model: text(""),
     }),
     voice: section({
       /** In the gateway, a voice message is answered with speech too (after the text). */

@@ -17,7 +17,10 @@ test("an image a user sends reaches the model as an image part; another file as 
   const doc = join(dir, "notes.txt");
   writeFileSync(image, PNG);
   writeFileSync(doc, "hello");
-  const gw = await startGateway({ provider: { script: [{ text: "a cat" }] } });
+  const gw = await startGateway({
+    provider: { script: [{ text: "a cat" }] },
+    config: "agent:\n  image_input_mode: native\n",
+  });
   try {
     gw.adapter.inject({
       messageId: "1",

@@ -69,7 +69,7 @@ test("check --unsupported lists exactly the original's keys that nothing acts on
   );
   assert.deepEqual([...listed].sort(), [...expected].sort());
   assert.equal(lines.at(-1), `${expected.length} keys of the original's config.yaml accepted but not acted on`);
-  for (const key of ["browser.engine", "auxiliary.vision.download_timeout", "honcho"]) {
+  for (const key of ["browser.engine", "honcho"]) {
     assert.ok(listed.includes(key), `${key} is listed`);
   }
   for (const key of [
@@ -83,6 +83,8 @@ test("check --unsupported lists exactly the original's keys that nothing acts on
     "auxiliary.title_generation.extra_body",
     "auxiliary.title_generation.language",
     "auxiliary.background_review.model",
+    "auxiliary.vision.download_timeout",
+    "agent.image_input_mode",
   ]) {
     assert.ok(!listed.includes(key), `${key} is acted on`);
   }
@@ -131,7 +133,8 @@ test("a key the original renamed is read under our name", async () => {
   assert.equal(config.auxiliary.review.api_key, "rk");
   assert.deepEqual(config.auxiliary.review.extra_body, { think: false });
   assert.equal(config.web.allow_private_urls, true);
-  assert.deepEqual(notActedOn, ["auxiliary.vision.download_timeout"]);
+  assert.equal(config.auxiliary.vision.download_timeout, 5);
+  assert.deepEqual(notActedOn, []);
 });
 
 test("the original's gateway limits set ours; null, its 'no limit', leaves ours at its default", async () => {

@@ -7,6 +7,8 @@ import type { WebsiteBlocklist } from "../web/blocklist.js";
 import { registerClarifyTools } from "./clarify.js";
 import { registerExecuteCodeTools } from "./execute-code.js";
 import { registerFileTools } from "./files.js";
+import { registerHomeAssistantTools } from "./homeassistant.js";
+import { type ImageGenToolOptions, registerImageGenerateTools } from "./image-generate.js";
 import { registerMemoryTools } from "./memory.js";
 import { registerProcessTools } from "./process.js";
 import type { ReadLimits } from "./read-file.js";
@@ -14,6 +16,7 @@ import { registerSessionSearchTools } from "./session-search.js";
 import { registerTerminalTools } from "./terminal.js";
 import { registerTodoTools } from "./todo.js";
 import { registerTtsTools, type TtsToolOptions } from "./tts.js";
+import { registerVisionTools, type VisionToolOptions } from "./vision.js";
 import { registerWebTools } from "./web.js";
 
 export interface BuiltinToolsDeps {
@@ -43,6 +46,10 @@ export interface BuiltinToolsDeps {
   codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
   /** `tts.*`, HERMES_HOME and the HTTP client for text_to_speech. */
   tts?: TtsToolOptions;
+  /** `image_gen.*`, HERMES_HOME and the HTTP client for image_generate. */
+  imageGen?: ImageGenToolOptions;
+  /** The vision model and `auxiliary.vision.download_timeout` for vision_analyze. */
+  vision?: Pick<VisionToolOptions, "analyze" | "downloadTimeoutSeconds">;
 }
 
 export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsDeps = {}): void {
@@ -71,4 +78,11 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
   });
   registerExecuteCodeTools(registry, deps.codeExecution ?? {});
   registerTtsTools(registry, deps.tts ?? {});
+  registerHomeAssistantTools(registry);
+  registerImageGenerateTools(registry, deps.imageGen ?? {});
+  registerVisionTools(registry, {
+    ...deps.vision,
+    ...(deps.webAllowPrivateUrls ? { allowPrivateUrls: true } : {}),
+    ...(deps.websiteBlocklist ? { blocklist: deps.websiteBlocklist } : {}),
+  });
 }

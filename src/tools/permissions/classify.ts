@@ -26,6 +26,9 @@ const READ_TOOLS = new Set([
   "skills_list",
   "skill_view",
   "vision_analyze",
+  "ha_list_entities",
+  "ha_get_state",
+  "ha_list_services",
 ]);
 
 // memory and todo change only the agent's own notes, never the project or the machine, so they
@@ -89,6 +92,9 @@ export function classifyToolCall(name: string, args: Record<string, unknown>): T
     case "cronjob":
       // A scheduled job runs a prompt or command later, unattended.
       return { effect: a.action === "list" ? "read" : "execute", paths: [] };
+    case "ha_call_service":
+      // Switches real devices (locks, heating, alarms): a change outside the project, like a command.
+      return { effect: "execute", paths: [] };
     case "delegate_task":
       // A subagent may edit and run commands with its own tools; refusing it in plan mode
       // keeps plan mode read-only even when the child is not gated by the same mode.

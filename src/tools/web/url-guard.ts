@@ -84,10 +84,14 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** Why `url` may not be fetched, or null when its host is on the public internet. */
-export async function privateUrlReason(url: URL, lookup: Lookup = systemLookup): Promise<string | null> {
+export async function privateUrlReason(
+  url: URL,
+  lookup: Lookup = systemLookup,
+  tool = "web_extract",
+): Promise<string | null> {
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const refuse = (what: string) =>
-    `${url.host} is ${what}; web_extract reads only public addresses (set web.allow_private_urls: true to allow it)`;
+    `${url.host} is ${what}; ${tool} reads only public addresses (set web.allow_private_urls: true to allow it)`;
   if (host === "localhost" || host.endsWith(".localhost")) return refuse("this machine");
   if (isIP(host)) return isPrivateAddress(host) ? refuse("a private or local address") : null;
   let addresses: string[];
