@@ -56,6 +56,7 @@ export const AUXILIARY_TASKS = [
   "approval",
   "review",
   "curator",
+  "goal_judge",
 ] as const;
 /** How much a session may do without asking (see docs/security.md). */
 export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
@@ -112,6 +113,7 @@ const AUXILIARY_TIMEOUTS: Record<(typeof AUXILIARY_TASKS)[number], number> = {
   approval: 30,
   review: 120,
   curator: 600,
+  goal_judge: 30,
 };
 
 const failureCounts = (exact: number, sameTool: number, noProgress: number) =>
@@ -519,6 +521,8 @@ export const configSchema = z.object(
       /** Tool calls one script may make through its RPC client. */
       max_tool_calls: integerAtLeast(1, 50),
     }),
+    /** Standing goals (`/goal`): turns one goal may run before it pauses (see docs/cli.md). */
+    goals: section({ max_turns: integerAtLeast(1, 20) }),
     /** Deleting old sessions automatically (see docs/sessions.md). */
     sessions: section({
       /** Prune when a long-lived surface starts (interactive terminal, gateway, API server). */

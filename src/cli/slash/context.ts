@@ -44,6 +44,22 @@ export interface ContextStatus {
   percent: number;
 }
 
+/** What a goal command tells the user, and the turn it starts (the goal's next step), if any. */
+export interface GoalAnswer {
+  message: string;
+  start?: string;
+}
+
+/** The session's standing goal (`/goal`). */
+export interface GoalControl {
+  status(): string;
+  set(text: string): GoalAnswer;
+  pause(): string;
+  /** Active again with a fresh turn budget. */
+  resume(): GoalAnswer;
+  clear(): string;
+}
+
 export interface SlashContext {
   /** Show lines of text in the transcript. */
   print(text: string): void;
@@ -78,4 +94,5 @@ export interface SlashContext {
   exit(): void;
   /** Installed skills (user and project). */
   skills(): Skill[];
+  readonly goals: GoalControl;
 }
