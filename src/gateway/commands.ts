@@ -10,6 +10,7 @@ import { expandAlias, type QuickCommand, quickCommands, runQuickExec } from "../
 import { cronCommand } from "../tools/builtin/cron-command.js";
 import { isPermissionMode } from "../tools/permissions/gate.js";
 import { packageVersion } from "../util/version.js";
+import { goalCommand } from "./goal-loop.js";
 import type { GatewayRunner } from "./runner.js";
 import type { ToolProgressMode } from "./settings.js";
 import { sessionAgent, type Turn } from "./turn.js";
@@ -229,6 +230,20 @@ const COMMANDS: Record<string, GatewayCommand> = {
     async run(ctx) {
       const removed = await undoLast(ctx);
       return removed === undefined ? "Nothing to undo." : `Forgot the last exchange ("${oneLine(removed)}").`;
+    },
+  },
+  goal: {
+    summary:
+      "a standing goal I work on, turn after turn, until it is achieved: /goal TEXT | status | pause | resume | clear",
+    whileBusy: true,
+    async run(ctx, args) {
+      const agent = agentOf(ctx) ?? (await sessionAgent(ctx.runner, ctx.sessionKey, ctx.message));
+      return goalCommand(ctx.runner, {
+        sessionKey: ctx.sessionKey,
+        sessionId: agent.sessionId,
+        message: ctx.message,
+        args,
+      });
     },
   },
   retry: {

@@ -20,6 +20,7 @@ import {
   type Transcripts,
 } from "./attachments.js";
 import { speakAnswer, watchForSpeech } from "./auto-speech.js";
+import { afterGoalTurn } from "./goal-loop.js";
 import { describeImages } from "./image-input.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
@@ -41,6 +42,8 @@ export interface Turn {
   byCommand?: boolean;
   /** A slash command that had to wait for the session's lane instead of an agent turn. */
   command?: () => Promise<void>;
+  /** Tells apart several turns answering one message (a standing goal's steps), each its own reply. */
+  replyTag?: string;
 }
 
 const TYPING_EVERY_MS = 4000;
@@ -224,6 +227,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   const watch = watchTurn(agent, stream, limits, (text) => runner.reply(message, sessionKey, text));
   const speech = watchForSpeech(runner, agent, [message, ...turn.extra]);
   let answered = false;
+  let interrupted = false;
   let cutShortBy: string | undefined;
   try {
     const attachments = [message, ...turn.extra].flatMap((m) => m.attachments ?? []);
@@ -238,6 +242,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     const resume = await continueNote(runner, agent);
     const input = inboundInput(resume + turnText(runner, turn), attachments, transcripts, described);
     const result = await agent.runConversation(input);
+    interrupted = Boolean(result.interrupted);
     if (watch.timedOut) cutShortBy = "it ran past agent.gateway_timeout";
     else if (result.interrupted && runner.isStopping) cutShortBy = "the gateway restarted";
     if (watch.timedOut) reply = [result.finalResponse, timedOutNote(limits)].filter(Boolean).join("\n\n");
@@ -270,6 +275,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   if (cutShortBy) await recordCutShort(runner, sessionKey, agent.sessionId, cutShortBy);
   for (const key of inboundKeys) await runner.store.finishInbound(key, runner.now());
   await compressIfFull(runner, agent, turn);
+  if (!runner.isStopping) await afterGoalTurn(runner, turn, agent.sessionId, { reply, answered, interrupted });
 }
 
 const CUT_SHORT = "(This turn was cut short before it finished: ";
@@ -340,7 +346,7 @@ async function sendReply(
   // The answer's parts are named after the message they answer: if this turn runs again (its
   // replica died after recording them), the ledger already has them and nothing is sent twice.
   const answering = createHash("sha256")
-    .update(`${message.platform}\0${message.chatId}\0${message.messageId}`)
+    .update(`${message.platform}\0${message.chatId}\0${message.messageId}${turn.replyTag ? `\0${turn.replyTag}` : ""}`)
     .digest("hex")
     .slice(0, 32);
   for (const [index, part] of parts.entries()) {

@@ -159,7 +159,7 @@ export class GoalBook {
     sessionId: string,
     turn: { reply: string; interrupted: boolean; failed: boolean },
     judge: (goal: string, reply: string) => Promise<Verdict>,
-  ): Promise<{ continueWith?: string; notice?: string }> {
+  ): Promise<{ continueWith?: string; notice?: string; state?: GoalState }> {
     const state = this.get(sessionId);
     if (state?.status !== "active") return {};
     const counted = { ...state, turnsUsed: state.turnsUsed + 1 };
@@ -188,7 +188,7 @@ export class GoalBook {
     }
     const note = verdict.kind === "continue" ? verdict.reason : `judge unavailable (${verdict.reason}); going on`;
     const saved = this.put(sessionId, { ...counted, parseFailures, note });
-    return { continueWith: continuationPrompt(saved) };
+    return { continueWith: continuationPrompt(saved), state: saved };
   }
 }
 

@@ -18,7 +18,7 @@ test("an image a user sends reaches the model as an image part; a file the reply
   const report = join(outDir, "report.txt");
   writeFileSync(report, "the report\n");
   const d = await startDiscordGateway({
-    config: "discord:\n  max_attachment_bytes: 1000\n",
+    config: "discord:\n  max_attachment_bytes: 1000\nagent:\n  image_input_mode: native\n",
     provider: { script: [{ text: `Here is the report.\nMEDIA:${report}` }] },
   });
   try {

@@ -193,7 +193,7 @@ test("attachments in are saved to the cache (an image reaches the model); a file
   const report = join(outDir, "report.txt");
   writeFileSync(report, "quarterly numbers\n");
   const provider = { script: [{ text: `Here is the report.\nMEDIA:${report}` }] };
-  await withEmail({ provider }, async (world, { gw }) => {
+  await withEmail({ provider, config: "agent:\n  image_input_mode: native\n" }, async (world, { gw }) => {
     const original = await world.mail({
       from: ALICE,
       subject: "Files",

@@ -17,7 +17,10 @@ function lastUserContent(body: { messages: Array<{ role: string; content: unknow
 }
 
 test("an image sent in a DM is downloaded with the bot token and reaches the model as an image part", async () => {
-  const { gw, slack, close } = await startSlackGateway({ provider: { fallback: { text: "nice picture" } } });
+  const { gw, slack, close } = await startSlackGateway({
+    config: "agent:\n  image_input_mode: native\n",
+    provider: { fallback: { text: "nice picture" } },
+  });
   try {
     const file = slack.state.addUserFile("cat photo.png", "image/png", PNG);
     dm(slack, "look at this", { subtype: "file_share", files: [file] });

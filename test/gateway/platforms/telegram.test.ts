@@ -174,6 +174,8 @@ test("a photo reaches the model as an image; a MEDIA: line in the reply is sent 
   writeFileSync(notes, "the notes, as a file\n");
   const photo = Buffer.from("not really a jpeg, but bytes all the same");
   const tg = await startTelegramGateway({
+    // The fake model's name says nothing about images: ask for them as images.
+    config: "agent:\n  image_input_mode: native\n",
     provider: { script: [{ text: `Here are the notes.\nMEDIA:${notes}` }] },
   });
   try {
