@@ -46,6 +46,7 @@ export async function speakAnswer(runner: GatewayRunner, reply: string): Promise
   const result = await speak({
     text,
     outputDir: join(runtime.home, "cache", "audio"),
+    home: runtime.home,
     settings: ttsSettingsFromConfig(runtime.config),
     env: process.env,
     http: runtimeTtsHttp,

@@ -7,7 +7,9 @@
  * - `openai`: an OpenAI-compatible `/audio/transcriptions` endpoint (`STT_OPENAI_BASE_URL`,
  *   default OpenAI's; key `VOICE_TOOLS_OPENAI_KEY`, else `OPENAI_API_KEY`), so a local
  *   whisper server works too;
- * - `groq`: Groq's endpoint (`GROQ_API_KEY`, `GROQ_BASE_URL`).
+ * - `groq`: Groq's endpoint (`GROQ_API_KEY`, `GROQ_BASE_URL`);
+ * - `mistral` (Voxtral, `MISTRAL_API_KEY`) and `elevenlabs` (Scribe, `ELEVENLABS_API_KEY`).
+ * The hosted ones are described in stt-endpoints.ts.
  * With `local` and no command here, a provider whose key is set (groq, then openai) steps in.
  */
 import { spawn } from "node:child_process";
@@ -18,13 +20,10 @@ import { httpRequest } from "../llm/http-client.js";
 import { proxyForUrl } from "../llm/proxy.js";
 import { commandEnv } from "../tools/process-group.js";
 import { findExecutable } from "../util/executable.js";
+import { redactSecrets } from "../util/redact.js";
+import { type Endpoint, hostedEndpoint, type SttSettings } from "./stt-endpoints.js";
 
-export interface SttSettings {
-  provider: string;
-  localModel: string;
-  localLanguage: string;
-  openaiModel: string;
-}
+export type { SttSettings } from "./stt-endpoints.js";
 
 export type Transcription = { text: string } | { error: string };
 
@@ -33,35 +32,8 @@ type Env = Record<string, string | undefined>;
 /** The hosted APIs take files up to this size. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 const TIMEOUT_MS = 120_000;
-const OPENAI_BASE = "https://api.openai.com/v1";
-const GROQ_BASE = "https://api.groq.com/openai/v1";
-const GROQ_MODEL = "whisper-large-v3-turbo";
 /** Names that only hosted APIs know; a local whisper gets its default size instead. */
 const HOSTED_MODEL = /^(?:whisper-1|gpt-4o(?:-mini)?-transcribe|whisper-large-v3(?:-turbo)?|distil-whisper)/;
-
-interface Endpoint {
-  provider: string;
-  url: string;
-  key: string;
-  model: string;
-}
-
-function hostedEndpoint(provider: string, settings: SttSettings, env: Env): Endpoint | string {
-  if (provider === "openai") {
-    const key = env.VOICE_TOOLS_OPENAI_KEY?.trim() || env.OPENAI_API_KEY?.trim();
-    if (!key) return "stt.provider openai needs VOICE_TOOLS_OPENAI_KEY (or OPENAI_API_KEY)";
-    const base = env.STT_OPENAI_BASE_URL?.trim() || OPENAI_BASE;
-    return { provider, url: `${base.replace(/\/+$/, "")}/audio/transcriptions`, key, model: settings.openaiModel };
-  }
-  if (provider === "groq") {
-    const key = env.GROQ_API_KEY?.trim();
-    if (!key) return "stt.provider groq needs GROQ_API_KEY";
-    const base = env.GROQ_BASE_URL?.trim() || GROQ_BASE;
-    const model = env.STT_GROQ_MODEL?.trim() || GROQ_MODEL;
-    return { provider, url: `${base.replace(/\/+$/, "")}/audio/transcriptions`, key, model };
-  }
-  return `stt.provider ${provider} is not available here (local, openai and groq are)`;
-}
 
 /** The shell command for the `local` provider, or undefined when this machine has none. */
 export function localCommand(env: Env): string | undefined {
@@ -124,16 +96,12 @@ async function upload(endpoint: Endpoint, path: string, signal?: AbortSignal): P
   if (size > MAX_UPLOAD_BYTES) {
     return { error: `the recording is ${size} bytes; ${endpoint.provider} takes at most ${MAX_UPLOAD_BYTES}` };
   }
-  const { body, type } = multipart(
-    { model: endpoint.model, response_format: "json" },
-    basename(path),
-    readFileSync(path),
-  );
+  const { body, type } = multipart(endpoint.fields, basename(path), readFileSync(path));
   const limit = AbortSignal.timeout(TIMEOUT_MS);
   try {
     const response = await httpRequest(endpoint.url, {
       method: "POST",
-      headers: { authorization: `Bearer ${endpoint.key}`, "content-type": type },
+      headers: { ...endpoint.headers, "content-type": type },
       body,
       signal: signal ? AbortSignal.any([signal, limit]) : limit,
       proxy: proxyForUrl(endpoint.url),
@@ -141,14 +109,34 @@ async function upload(endpoint: Endpoint, path: string, signal?: AbortSignal): P
     });
     const text = await response.text();
     if (response.status >= 400) {
-      return { error: `${endpoint.provider} answered ${response.status}: ${text.slice(0, 200)}` };
+      const said = clean(text, endpoint.key);
+      return { error: `${endpoint.provider} answered ${response.status}: ${said}${hint(response.status)}` };
     }
-    const parsed = JSON.parse(text) as { text?: unknown };
+    let parsed: { text?: unknown };
+    try {
+      parsed = JSON.parse(text) as { text?: unknown };
+    } catch {
+      return { error: `${endpoint.provider} answered something that is not JSON: ${clean(text, endpoint.key)}` };
+    }
     return typeof parsed.text === "string" ? { text: parsed.text.trim() } : { error: "the reply had no text" };
   } catch (error) {
     if (limit.aborted) return { error: `${endpoint.provider} gave no transcript within ${TIMEOUT_MS / 1000}s` };
-    return { error: error instanceof Error ? error.message : String(error) };
+    if (signal?.aborted) return { error: `the transcription by ${endpoint.provider} was interrupted` };
+    const message = error instanceof Error ? error.message : String(error);
+    return { error: `could not reach ${endpoint.provider}: ${clean(message, endpoint.key)}` };
   }
+}
+
+/** What a service said, short, with the key (and anything like one) taken out. */
+function clean(text: string, key: string): string {
+  return redactSecrets(text.replaceAll(key, "[key]").replaceAll(/\s+/g, " ").trim().slice(0, 200));
+}
+
+function hint(status: number): string {
+  if (status === 401 || status === 403) return " (the API key was refused: check it)";
+  if (status === 429) return " (rate limited or out of credits: try again later)";
+  if (status >= 500) return " (a problem on the service's side: try again later)";
+  return "";
 }
 
 async function runLocal(

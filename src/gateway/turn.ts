@@ -100,6 +100,11 @@ async function transcribeVoice(runner: GatewayRunner, attachments: readonly Atta
     localModel: stt.local.model,
     localLanguage: stt.local.language,
     openaiModel: stt.openai.model,
+    mistralModel: stt.mistral.model,
+    elevenlabsModelId: stt.elevenlabs.model_id,
+    elevenlabsLanguageCode: stt.elevenlabs.language_code,
+    elevenlabsTagAudioEvents: stt.elevenlabs.tag_audio_events,
+    elevenlabsDiarize: stt.elevenlabs.diarize,
   };
   for (const attachment of attachments) {
     if (attachment.kind !== "audio" || !isAbsolute(attachment.url)) continue;

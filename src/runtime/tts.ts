@@ -17,6 +17,17 @@ export function ttsSettingsFromConfig(config: HermesConfig): TtsSettings {
     openaiVoice: tts.openai.voice,
     elevenlabsVoiceId: tts.elevenlabs.voice_id,
     elevenlabsModelId: tts.elevenlabs.model_id,
+    geminiModel: tts.gemini.model,
+    geminiVoice: tts.gemini.voice,
+    geminiAudioTags: tts.gemini.audio_tags,
+    geminiPersonaPromptFile: tts.gemini.persona_prompt_file,
+    xaiVoiceId: tts.xai.voice_id,
+    xaiLanguage: tts.xai.language,
+    xaiSampleRate: tts.xai.sample_rate,
+    xaiBitRate: tts.xai.bit_rate,
+    mistralModel: tts.mistral.model,
+    mistralVoiceId: tts.mistral.voice_id,
+    piperVoice: tts.piper.voice,
   };
 }
 

@@ -61,7 +61,7 @@ export const AUXILIARY_TASKS = [
 /** How much a session may do without asking (see docs/security.md). */
 export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
-/** `tts.provider`: the first three work here; the rest are the original's names, accepted so its configs load. */
+/** `tts.provider`: all but `neutts` work here; that one is the original's name, accepted so its configs load. */
 export const TTS_PROVIDERS = ["edge", "openai", "elevenlabs", "gemini", "xai", "mistral", "neutts", "piper"] as const;
 /** `image_gen.provider`. */
 export const IMAGE_GEN_PROVIDERS = ["auto", "fal", "openai"] as const;
@@ -624,18 +624,46 @@ export const configSchema = z.object(
     stt: section({
       /** Voice messages reach the model as their transcript. */
       enabled: bool(true),
-      /** local (a whisper command on this machine) | openai | groq. */
+      /** local (a whisper command on this machine) | openai | groq | mistral | elevenlabs. */
       provider: text("local"),
       local: section({ model: text("base"), language: text("") }),
       openai: section({ model: text("whisper-1") }),
+      mistral: section({ model: text("voxtral-mini-latest") }),
+      elevenlabs: section({
+        model_id: text("scribe_v2"),
+        /** "" = the service detects the language. */
+        language_code: text(""),
+        tag_audio_events: bool(false),
+        diarize: bool(false),
+      }),
     }),
     /** The text_to_speech tool (and `voice.auto_tts`): which service speaks, and in which voice. */
     tts: section({
-      /** edge (Microsoft's free voices, no key), openai or elevenlabs; the original's other names load but answer with an error. */
+      /** edge (Microsoft's free voices, no key), openai, elevenlabs, gemini, xai, mistral or piper (local); neutts loads but answers with an error. */
       provider: oneOf(TTS_PROVIDERS).default("edge"),
       edge: section({ voice: text("en-US-AriaNeural") }),
       openai: section({ model: text("gpt-4o-mini-tts"), voice: text("alloy") }),
       elevenlabs: section({ voice_id: text("pNInz6obpgDQGcFmaJgB"), model_id: text("eleven_multilingual_v2") }),
+      gemini: section({
+        model: text("gemini-2.5-flash-preview-tts"),
+        voice: text("Kore"),
+        /** Keep bracketed performance tags such as [laughs] in the text; false takes them out. */
+        audio_tags: bool(false),
+        /** A file whose text goes before each text as a style instruction (read at every call). */
+        persona_prompt_file: text(""),
+      }),
+      xai: section({
+        voice_id: text("eve"),
+        language: text("en"),
+        sample_rate: integerBetween(8000, 48000, 24000),
+        bit_rate: integerBetween(32000, 320000, 128000),
+      }),
+      mistral: section({
+        model: text("voxtral-mini-tts-2603"),
+        voice_id: text("c69964a6-ab8b-4f8a-9465-ec0925096ec8"),
+      }),
+      /** A voice name (its .onnx in $HERMES_HOME/cache/piper/) or the path of an .onnx model. */
+      piper: section({ voice: text("en_US-lessac-medium") }),
     }),
     /** The image_generate tool (our own keys): which service makes images, and with which model. */
     image_gen: section({

@@ -65,8 +65,8 @@ test("a refusal, a missing key, an unknown provider and an oversized file each g
   assert.deepEqual(await transcribe(voice, settings, {}), {
     error: "stt.provider openai needs VOICE_TOOLS_OPENAI_KEY (or OPENAI_API_KEY)",
   });
-  const unknown = await transcribe(voice, { ...settings, provider: "mistral" }, {});
-  assert.match("error" in unknown ? unknown.error : "", /mistral is not available here/);
+  const unknown = await transcribe(voice, { ...settings, provider: "deepinfra" }, {});
+  assert.match("error" in unknown ? unknown.error : "", /deepinfra is not available here/);
   const big = join(dir, "long.ogg");
   writeFileSync(big, Buffer.alloc(MAX_UPLOAD_BYTES + 1));
   const tooBig = await transcribe(big, settings, { OPENAI_API_KEY: "k", STT_OPENAI_BASE_URL: base });

@@ -209,12 +209,13 @@ test("elevenlabs: a refused key and a missing key are clear errors without the k
 
 test("a provider of the original's that is not available here answers with the ones that work", async () => {
   posts = [];
-  const { registry } = toolWith({ settings: { provider: "gemini" }, env: () => ({ GEMINI_API_KEY: "g" }) });
+  const { registry } = toolWith({ settings: { provider: "neutts" }, env: () => ({}) });
   assert.equal(await registry.isAvailable("text_to_speech"), true, "offered, so the model can tell the user why");
   const result = await say(registry, { text: "Hello" });
   assert.equal(result.success, false);
-  assert.match(String(result.error), /tts\.provider "gemini" is not available in this version/);
-  assert.match(String(result.error), /edge \(free, no key\), openai .* or elevenlabs/);
+  assert.match(String(result.error), /tts\.provider "neutts" is not available in this version/);
+  assert.match(String(result.error), /edge \(free, no key\), openai, elevenlabs, gemini, xai, mistral .* or piper/);
+  assert.equal(posts.length, 0);
 });
 
 test("text past the provider's limit is refused with its length and the limit, before any request", async () => {

@@ -6,6 +6,7 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { findExecutable } from "../../util/executable.js";
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import { DEFAULT_TTS_SETTINGS, type Env, type TtsHttp, type TtsSettings } from "../tts/types.js";
@@ -24,7 +25,10 @@ export interface TtsToolOptions {
 
 export const textToSpeechParameters = z.object({
   text: z.string().min(1).describe("What to say, as plain text"),
-  output_path: z.string().optional().describe("File to write (.ogg or .mp3); default: a new file in the audio cache"),
+  output_path: z
+    .string()
+    .optional()
+    .describe("File to write (.ogg, .mp3 or .wav); default: a new file in the audio cache"),
   voice: z.string().optional().describe("Another voice of the configured provider"),
 });
 
@@ -38,10 +42,13 @@ function currentEnv(options: TtsToolOptions): Env {
   return options.env ? options.env() : process.env;
 }
 
+function hermesHome(home: string | undefined, env: Env): string {
+  return home ?? (env.HERMES_HOME?.trim() || join(homedir(), ".hermes"));
+}
+
 /** `$HERMES_HOME/cache/audio`. */
 export function audioCacheDir(home: string | undefined, env: Env): string {
-  const root = home ?? (env.HERMES_HOME?.trim() || join(homedir(), ".hermes"));
-  return join(root, "cache", "audio");
+  return join(hermesHome(home, env), "cache", "audio");
 }
 
 export async function textToSpeechTool(
@@ -63,6 +70,7 @@ export async function textToSpeechTool(
     voice: args.voice,
     outputPath,
     outputDir: audioCacheDir(options.home, env),
+    home: hermesHome(options.home, env),
     settings,
     env,
     http: options.http,
@@ -81,12 +89,25 @@ export async function textToSpeechTool(
   });
 }
 
-/** Keys the hosted providers need; edge needs none, and an unavailable name answers with its own error. */
-function hasKey(settings: TtsSettings, env: Env): boolean {
-  const provider = settings.provider.trim().toLowerCase();
-  if (provider === "openai") return Boolean(env.VOICE_TOOLS_OPENAI_KEY?.trim() || env.OPENAI_API_KEY?.trim());
-  if (provider === "elevenlabs") return Boolean(env.ELEVENLABS_API_KEY?.trim());
-  return true;
+/** Keys the hosted providers need, piper its program; edge needs nothing, and an unavailable name answers with its own error. */
+function canSpeak(settings: TtsSettings, env: Env): boolean {
+  const has = (...names: string[]) => names.some((name) => Boolean(env[name]?.trim()));
+  switch (settings.provider.trim().toLowerCase()) {
+    case "openai":
+      return has("VOICE_TOOLS_OPENAI_KEY", "OPENAI_API_KEY");
+    case "elevenlabs":
+      return has("ELEVENLABS_API_KEY");
+    case "gemini":
+      return has("GEMINI_API_KEY", "GOOGLE_API_KEY");
+    case "xai":
+      return has("XAI_API_KEY");
+    case "mistral":
+      return has("MISTRAL_API_KEY");
+    case "piper":
+      return findExecutable("piper", env.PATH ?? process.env.PATH ?? "") !== undefined;
+    default:
+      return true;
+  }
 }
 
 export function registerTtsTools(registry: ToolRegistry, options: TtsToolOptions = {}): void {
@@ -94,11 +115,11 @@ export function registerTtsTools(registry: ToolRegistry, options: TtsToolOptions
     name: "text_to_speech",
     toolset: "tts",
     description:
-      "Speak text into an audio file (Ogg/Opus or MP3). Returns its path and a MEDIA: line; " +
+      "Speak text into an audio file (Ogg/Opus, MP3 or WAV). Returns its path and a MEDIA: line; " +
       "on a messaging platform that line in your reply sends the audio to the chat.",
     parameters: textToSpeechParameters,
     handler: (args, ctx) => textToSpeechTool(args, ctx, options),
-    check: () => hasKey(ttsSettings(options), currentEnv(options)),
+    check: () => canSpeak(ttsSettings(options), currentEnv(options)),
     pathArgs: ["output_path"],
     emoji: "🔊",
   });

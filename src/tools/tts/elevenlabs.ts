@@ -9,14 +9,17 @@ import { TtsError } from "./types.js";
 
 export const ELEVENLABS_BASE_URL = "https://api.elevenlabs.io";
 
-const OUTPUT_FORMAT: Readonly<Record<AudioFormat, string>> = { opus: "opus_48000_64", mp3: "mp3_44100_128" };
+const OUTPUT_FORMAT: Readonly<Record<Exclude<AudioFormat, "wav">, string>> = {
+  opus: "opus_48000_64",
+  mp3: "mp3_44100_128",
+};
 
 export async function elevenlabsSpeech(request: SpeechRequest): Promise<Buffer> {
   const key = request.env.ELEVENLABS_API_KEY?.trim();
   if (!key) throw new TtsError("tts.provider elevenlabs needs ELEVENLABS_API_KEY in ~/.hermes/.env");
   const base = request.env.ELEVENLABS_BASE_URL?.trim() || ELEVENLABS_BASE_URL;
   const voice = request.voice || request.settings.elevenlabsVoiceId;
-  const path = `v1/text-to-speech/${encodeURIComponent(voice)}?output_format=${OUTPUT_FORMAT[request.format]}`;
+  const path = `v1/text-to-speech/${encodeURIComponent(voice)}?output_format=${OUTPUT_FORMAT[request.format === "opus" ? "opus" : "mp3"]}`;
   return postForAudio(request.http, "ElevenLabs", joinUrl(base, path), {
     headers: { "xi-api-key": key, accept: "audio/*" },
     body: { text: request.text, model_id: request.settings.elevenlabsModelId },

@@ -1,17 +1,22 @@
 /**
  * Text to speech, whichever provider `tts.provider` names: check the text, pick the format (Ogg/Opus
- * where the provider offers it, else MP3; an output path ending in .mp3 or .ogg asks for that one),
- * call the provider within a time limit, and write the audio file. Used by the `text_to_speech`
+ * where the provider offers it, else MP3 or WAV; an output path ending in .mp3, .wav or .ogg asks
+ * for that one), call the provider within a time limit, and write the audio file (an MP3 or WAV
+ * not asked for as such becomes Ogg/Opus when ffmpeg is there). Used by the `text_to_speech`
  * tool and by the gateway's `voice.auto_tts`. Never throws: a failure is an answer with a reason.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, extname, join } from "node:path";
 import { edgeSpeech } from "./edge.js";
 import { elevenlabsSpeech } from "./elevenlabs.js";
+import { geminiSpeech } from "./gemini.js";
 import { fetchHttp } from "./http.js";
+import { mistralSpeech } from "./mistral.js";
 import { openaiSpeech } from "./openai.js";
-import { mp3ToOpus } from "./transcode.js";
+import { piperSpeech } from "./piper.js";
+import { toOpus } from "./transcode.js";
 import {
   type AudioFormat,
   type Env,
@@ -25,6 +30,7 @@ import {
   type TtsSettings,
   WORKING_TTS_PROVIDERS,
 } from "./types.js";
+import { xaiSpeech } from "./xai.js";
 
 interface Provider {
   /** Formats it can produce, the preferred one first. */
@@ -38,6 +44,10 @@ const PROVIDERS: Readonly<Record<TtsProviderName, Provider>> = {
   edge: { formats: ["mp3"], maxChars: 5000, speak: edgeSpeech },
   openai: { formats: ["opus", "mp3"], maxChars: 4096, speak: openaiSpeech },
   elevenlabs: { formats: ["opus", "mp3"], maxChars: 10_000, speak: elevenlabsSpeech },
+  gemini: { formats: ["wav"], maxChars: 5000, speak: geminiSpeech },
+  xai: { formats: ["mp3", "wav"], maxChars: 15_000, speak: xaiSpeech },
+  mistral: { formats: ["opus", "mp3", "wav"], maxChars: 5000, speak: mistralSpeech },
+  piper: { formats: ["wav"], maxChars: 10_000, speak: piperSpeech },
 };
 
 const EXTENSION_FORMAT: Readonly<Record<string, AudioFormat>> = {
@@ -45,10 +55,11 @@ const EXTENSION_FORMAT: Readonly<Record<string, AudioFormat>> = {
   ".ogg": "opus",
   ".oga": "opus",
   ".opus": "opus",
+  ".wav": "wav",
 };
-const AUDIO_EXTENSIONS = new Set([...Object.keys(EXTENSION_FORMAT), ".wav", ".m4a", ".aac", ".flac", ".webm"]);
+const AUDIO_EXTENSIONS = new Set([...Object.keys(EXTENSION_FORMAT), ".m4a", ".aac", ".flac", ".webm"]);
 
-export const FORMAT_LABEL: Readonly<Record<AudioFormat, string>> = { opus: "ogg/opus", mp3: "mp3" };
+export const FORMAT_LABEL: Readonly<Record<AudioFormat, string>> = { opus: "ogg/opus", mp3: "mp3", wav: "wav" };
 
 export interface SpeakInput {
   text: string;
@@ -58,6 +69,8 @@ export interface SpeakInput {
   outputPath?: string | undefined;
   /** Where new files go: `$HERMES_HOME/cache/audio`. */
   outputDir: string;
+  /** HERMES_HOME (local voices live under it); default `$HERMES_HOME` from `env`, else ~/.hermes. */
+  home?: string | undefined;
   settings: TtsSettings;
   env: Env;
   http?: TtsHttp | undefined;
@@ -81,8 +94,8 @@ export function unavailableProviderMessage(provider: string): string {
   const known = (ORIGINAL_ONLY_TTS_PROVIDERS as readonly string[]).includes(provider);
   return (
     `tts.provider "${provider}" ${known ? "is not available in this version" : "is not a provider"}; ` +
-    "set tts.provider to edge (free, no key), openai (VOICE_TOOLS_OPENAI_KEY or OPENAI_API_KEY) " +
-    "or elevenlabs (ELEVENLABS_API_KEY)"
+    "set tts.provider to edge (free, no key), openai, elevenlabs, gemini, xai, mistral " +
+    "(each with its API key) or piper (a local program)"
   );
 }
 
@@ -134,6 +147,7 @@ export async function speak(input: SpeakInput): Promise<SpeakResult> {
       env: input.env,
       http: input.http ?? fetchHttp,
       signal,
+      home: input.home ?? (input.env.HERMES_HOME?.trim() || join(homedir(), ".hermes")),
     });
   } catch (error) {
     if (input.signal?.aborted) return fail("the speech was interrupted before it was done");
@@ -147,9 +161,9 @@ export async function speak(input: SpeakInput): Promise<SpeakResult> {
   } catch (error) {
     return fail(`could not write ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // Only for a file of our own naming, or one asked for as Ogg: an explicit .mp3 path stays MP3.
-  if (format === "mp3" && asked !== "mp3") {
-    const ogg = await mp3ToOpus(path, input.env.PATH === undefined ? { PATH: process.env.PATH } : input.env);
+  // Only for a file of our own naming, or one asked for as Ogg: an explicit .mp3 or .wav path stays.
+  if (format !== "opus" && asked !== format) {
+    const ogg = await toOpus(path, input.env.PATH === undefined ? { PATH: process.env.PATH } : input.env);
     if (ogg) {
       const converted = input.outputPath ? { note: `converted to ogg/opus with ffmpeg, so the file is ${ogg}` } : {};
       return { ok: true, path: ogg, provider: name, format: "opus", bytes: statSync(ogg).size, ...converted };
