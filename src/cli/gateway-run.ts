@@ -144,6 +144,10 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
         log: gatewayLog,
         scheduler,
       });
+      // The chats' send_message tool sends through this gateway's ledger at once.
+      const { registerSendMessageTool } = await import("../tools/builtin/send-message.js");
+      const { gatewaySendBackend } = await import("../gateway/send-backend.js");
+      registerSendMessageTool(runtime.registry, gatewaySendBackend(runner));
       const started = runner;
       stops.push(() => started.stop(config.agent.restart_drain_timeout * 1000));
       await runner.start();

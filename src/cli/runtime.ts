@@ -16,6 +16,7 @@ import type { ToolContext } from "../tools/registry.js";
 import { loadCronToolBackend } from "./cron-tool-backend.js";
 import { UsageError } from "./exit-codes.js";
 import type { ChatFlags } from "./program.js";
+import { registerTerminalSendMessage } from "./send-message-tool.js";
 
 export { NO_PROVIDER_HELP, providerFromEnvironment, unavailableFeatures } from "../runtime/runtime.js";
 
@@ -113,6 +114,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
       ? { logMirror: (line: string) => process.stderr.write(`${line}\n`) }
       : {}),
   });
+  const sendMessage = registerTerminalSendMessage(runtime);
   let sessionId: string | undefined;
   try {
     sessionId = await sessionToResume(runtime.store, flags);
@@ -140,6 +142,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     home: runtime.home,
     close: async () => {
       await agent.endSession("closed");
+      await sendMessage.close();
       await runtime.close();
     },
   };

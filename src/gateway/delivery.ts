@@ -48,6 +48,11 @@ export interface OutgoingMessage {
    * so the chat's answers keep their order.
    */
   reclaimInFlight?: boolean;
+  /**
+   * After a failed first attempt, leave the retries to the sweep instead of waiting for those due
+   * within `maxInlineWaitMs`, so the caller hears the outcome of that attempt at once.
+   */
+  retryLater?: boolean;
 }
 
 export interface DeliveryOptions {
@@ -127,7 +132,7 @@ export class DeliveryQueue {
         `taking over a send to ${record.platform}:${record.chatId} that a stopped turn left in flight`,
       );
     }
-    return this.inChatOrder(record, () => this.sendWithRetries(record.id));
+    return this.inChatOrder(record, () => this.sendWithRetries(record.id, !message.retryLater));
   }
 
   /** Sends that were in flight when their sender stopped go back to pending, marked as possible repeats. */
@@ -167,7 +172,7 @@ export class DeliveryQueue {
     return next;
   }
 
-  private async sendWithRetries(id: string): Promise<DeliveryOutcome> {
+  private async sendWithRetries(id: string, waitForRetries = true): Promise<DeliveryOutcome> {
     const { store } = this.options;
     for (;;) {
       const current = await store.getDelivery(id);
@@ -182,7 +187,8 @@ export class DeliveryQueue {
       const outcome = await this.attempt(current);
       if (outcome.state !== "pending") return outcome;
       const wait = outcome.record.nextAttemptAt - this.now();
-      if (wait > (this.options.maxInlineWaitMs ?? 60_000) || this.stopping.signal.aborted) return outcome;
+      if (!waitForRetries || wait > (this.options.maxInlineWaitMs ?? 60_000) || this.stopping.signal.aborted)
+        return outcome;
       try {
         await sleepWithSignal(Math.max(0, wait), this.stopping.signal);
       } catch {

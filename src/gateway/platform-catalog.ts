@@ -132,6 +132,19 @@ export function platformEnabled(config: HermesConfig, env: Env, name: string): b
   return entry.enablingEnv.length === 1 && Boolean(own?.token);
 }
 
+/**
+ * The chat platforms config and the environment turn on (the catalog's, and any other named under
+ * `platforms` that is enabled), which messages may be sent to. Webhooks are not chats.
+ */
+export function messagingPlatforms(config: HermesConfig, env: Env): string[] {
+  const names = new Set([
+    ...PLATFORM_CATALOG.map((entry) => entry.name),
+    ...Object.keys(config.platforms),
+    ...Object.keys(config.gateway.platforms),
+  ]);
+  return [...names].filter((name) => name !== "webhook" && platformEnabled(config, env, name));
+}
+
 /** The API root a platform's SDK talks to: `<NAME>_API_ROOT` wins over `platforms.<name>.api_root`. */
 export function apiRoot(context: PlatformContext, name: string): string | undefined {
   const fromEnv = context.env[`${name.toUpperCase()}_API_ROOT`]?.trim();

@@ -14,6 +14,7 @@ import type {
   InboundState,
   NewDelivery,
   PairingRequest,
+  RecentChat,
   SessionRoute,
 } from "./gateway-store.js";
 
@@ -231,6 +232,33 @@ export function toSessionRoute(row: SessionRouteRow, text: TextCodec = asStored)
     platform: text(row.platform),
     chatId: text(row.chat_id),
     updatedAt: row.updated_at,
+  };
+}
+
+export interface RecentChatRow {
+  platform: string;
+  chat_id: string;
+  thread_id: string | null;
+  session_key: string | null;
+  last_sent_at: number;
+}
+
+/** The chats sent to, newest first; `slot` is the store's placeholder for the limit (`?`, `$1`). */
+export function recentChatsSql(slot: string): string {
+  // Only a chat's own session names it (`agent:...`); a cron job's key (`cron:<id>`) does not.
+  return `SELECT platform, chat_id, thread_id, MAX(CASE WHEN session_key LIKE 'agent:%' THEN session_key END) AS session_key,
+    MAX(updated_at) AS last_sent_at
+    FROM gateway_deliveries WHERE state = 'sent' GROUP BY platform, chat_id, thread_id
+    ORDER BY last_sent_at DESC, platform, chat_id LIMIT ${slot}`;
+}
+
+export function toRecentChat(row: RecentChatRow, text: TextCodec = asStored): RecentChat {
+  return {
+    platform: text(row.platform),
+    chatId: text(row.chat_id),
+    threadId: row.thread_id === null ? null : text(row.thread_id),
+    sessionKey: row.session_key === null ? null : text(row.session_key),
+    lastSentAt: Number(row.last_sent_at),
   };
 }
 

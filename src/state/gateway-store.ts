@@ -100,6 +100,17 @@ export interface SessionRoute {
   updatedAt: number;
 }
 
+/** A chat (or a thread of one) the gateway has delivered to. */
+export interface RecentChat {
+  platform: string;
+  chatId: string;
+  threadId: string | null;
+  /** The chat's gateway session (an `agent:` key) a delivery there belonged to, if any did. */
+  sessionKey: string | null;
+  /** Epoch ms of the latest delivery there. */
+  lastSentAt: number;
+}
+
 export interface HomeChannel {
   platform: string;
   chatId: string;
@@ -157,6 +168,8 @@ export interface GatewayStore {
    */
   reclaimDelivery(id: string, now?: number): Promise<boolean>;
   pruneDeliveries(before: number): Promise<number>;
+  /** Chats (per thread) that messages were delivered to, the most recent first, at most `limit`. */
+  recentChats(limit: number): Promise<RecentChat[]>;
 
   /** Creates a pairing code unless the limits forbid it (checked atomically across processes). */
   createPairingRequest(request: PairingRequest, limits: PairingLimits, now?: number): Promise<PairingResult>;

@@ -20,13 +20,16 @@ import {
   PAIRING_COLUMNS,
   type PairingRow,
   pairingValues,
+  type RecentChatRow,
   ROUTE_COLUMNS,
+  recentChatsSql,
   type SessionRouteRow,
   toApproved,
   toDelivery,
   toHomeChannel,
   toInbound,
   toPairing,
+  toRecentChat,
   toSessionRoute,
 } from "./gateway-codec.js";
 import type {
@@ -41,6 +44,7 @@ import type {
   PairingLimits,
   PairingRequest,
   PairingResult,
+  RecentChat,
   SessionRoute,
 } from "./gateway-store.js";
 import { SessionStoreError } from "./session-store.js";
@@ -285,6 +289,14 @@ export class SqliteGatewayStore implements GatewayStore {
         this.conn
           .statement("DELETE FROM gateway_deliveries WHERE state IN ('sent', 'failed') AND updated_at < ?")
           .run(before).changes,
+    );
+  }
+
+  recentChats(limit: number): Promise<RecentChat[]> {
+    return this.conn.read(() =>
+      (this.conn.statement(recentChatsSql("?")).all(Math.max(1, Math.trunc(limit))) as RecentChatRow[]).map((row) =>
+        toRecentChat(row),
+      ),
     );
   }
 

@@ -346,6 +346,31 @@ export function gatewayStoreContract(backend: string, fresh: () => Promise<Gatew
     store.close();
   });
 
+  test(`${backend}: recent chats are the chats and threads sent to, newest first, capped; unsent ones are left out`, async () => {
+    const { store } = await fresh();
+    const sendTo = async (id: string, chatId: string, at: number, extra = {}) => {
+      await store.recordDelivery(delivery(id, { chatId, ...extra }), at);
+      await store.markSent(id, null, at);
+    };
+    await sendTo("a1", "alpha", 1000, { sessionKey: "agent:main:slack:dm:alpha" });
+    await sendTo("a2", "alpha", 4000);
+    await sendTo("t1", "alpha", 2000, { threadId: "th-1" });
+    await sendTo("b1", "beta", 3000, { platform: "telegram", sessionKey: "cron:0123456789ab" });
+    await store.recordDelivery(delivery("pending", { chatId: "never-sent" }), 9000);
+    await store.recordDelivery(delivery("failed", { chatId: "gone" }), 9000);
+    await store.markFailed("failed", "chat not found", 9000);
+    assert.deepEqual(await store.recentChats(10), [
+      { platform: "slack", chatId: "alpha", threadId: null, sessionKey: "agent:main:slack:dm:alpha", lastSentAt: 4000 },
+      { platform: "telegram", chatId: "beta", threadId: null, sessionKey: null, lastSentAt: 3000 },
+      { platform: "slack", chatId: "alpha", threadId: "th-1", sessionKey: null, lastSentAt: 2000 },
+    ]);
+    assert.deepEqual(
+      (await store.recentChats(2)).map((chat) => chat.chatId),
+      ["alpha", "beta"],
+    );
+    store.close();
+  });
+
   test(`${backend}: pairing: one code per user per interval, at most N pending per platform, codes expire`, async () => {
     const { store } = await fresh();
     const t0 = 1_000_000;

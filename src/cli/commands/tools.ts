@@ -4,6 +4,7 @@
  * config.yaml are marked.
  */
 import type { Command } from "commander";
+import type { HermesConfig } from "../../state/config-schema.js";
 import { type CommandIo, processIo } from "./config.js";
 
 export type ToolState = "available" | "unavailable" | "not_installed";
@@ -16,7 +17,11 @@ export interface ToolsetReport {
 }
 
 /** Built-in toolsets plus the platform toolsets named in config; other platform bundles are noise here. */
-export async function toolsetReport(enabledToolsets: readonly string[], home?: string): Promise<ToolsetReport[]> {
+export async function toolsetReport(
+  enabledToolsets: readonly string[],
+  home?: string,
+  config?: HermesConfig,
+): Promise<ToolsetReport[]> {
   const { ToolRegistry } = await import("../../tools/registry.js");
   const { registerBuiltinTools } = await import("../../tools/builtin/index.js");
   const { defaultToolsets } = await import("../../tools/toolsets.js");
@@ -29,6 +34,19 @@ export async function toolsetReport(enabledToolsets: readonly string[], home?: s
     const { IterationBudget } = await import("../../agent/budget.js");
     registerSkillsTools(registry, { home, cwd: process.cwd() });
     registerDelegateTool(registry, delegationDepsFrom({ model: "" }, new IterationBudget(1)));
+    if (config) {
+      // Offered while a messaging platform is set up; telling opens nothing.
+      const { registerTerminalSendMessage } = await import("../send-message-tool.js");
+      const { resolveStoreLocation } = await import("../../state/store-target.js");
+      registerTerminalSendMessage({
+        registry,
+        config,
+        home,
+        get storeLocation() {
+          return resolveStoreLocation(home, config.store);
+        },
+      });
+    }
   }
   const catalog = defaultToolsets;
   const enabled = new Set(enabledToolsets);
@@ -86,7 +104,7 @@ export function registerToolsCommand(program: Command, io: CommandIo = processIo
       const { hermesHome } = await import("../../state/paths.js");
       const home = hermesHome();
       const { config } = loadConfig({ home });
-      const reports = await toolsetReport(config.toolsets, home);
+      const reports = await toolsetReport(config.toolsets, home, config);
       const lines = opts.summary ? formatSummary(reports) : formatFull(reports);
       for (const line of lines) io.out(line);
       io.out(

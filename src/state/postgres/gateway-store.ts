@@ -25,13 +25,16 @@ import {
   PAIRING_COLUMNS,
   type PairingRow,
   pairingValues,
+  type RecentChatRow,
   ROUTE_COLUMNS,
+  recentChatsSql,
   type SessionRouteRow,
   toApproved,
   toDelivery,
   toHomeChannel,
   toInbound,
   toPairing,
+  toRecentChat,
   toSessionRoute,
 } from "../gateway-codec.js";
 import type {
@@ -46,6 +49,7 @@ import type {
   PairingLimits,
   PairingRequest,
   PairingResult,
+  RecentChat,
   SessionRoute,
 } from "../gateway-store.js";
 import { SessionStoreError } from "../session-store.js";
@@ -277,6 +281,11 @@ export class PgGatewayStore implements GatewayStore {
     return this.changed("DELETE FROM gateway_deliveries WHERE state IN ('sent', 'failed') AND updated_at < $1", [
       before,
     ]);
+  }
+
+  async recentChats(limit: number): Promise<RecentChat[]> {
+    const rows = await this.rows<RecentChatRow>(recentChatsSql("$1"), [Math.max(1, Math.trunc(limit))]);
+    return rows.map((row) => toRecentChat(row, fromPgText));
   }
 
   createPairingRequest(request: PairingRequest, limits: PairingLimits, now = Date.now()): Promise<PairingResult> {
