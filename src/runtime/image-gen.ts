@@ -7,8 +7,8 @@ import { httpRequest } from "../llm/http-client.js";
 import { proxyForUrl } from "../llm/proxy.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import type { ImageGenToolOptions } from "../tools/builtin/image-generate.js";
-import { readCapped } from "../tools/image-gen/http.js";
-import { type ImageHttp, ResponseTooLarge } from "../tools/image-gen/types.js";
+import type { ImageHttp } from "../tools/image-gen/types.js";
+import { BodyTooLarge, declaredOver, readChunksCapped } from "../util/read-capped.js";
 
 export const runtimeImageHttp: ImageHttp = async (url, request) => {
   const response = await httpRequest(url, {
@@ -19,12 +19,12 @@ export const runtimeImageHttp: ImageHttp = async (url, request) => {
     proxy: proxyForUrl(url),
     context: { provider: "image generation" },
   });
-  const declared = Number(response.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > request.maxBytes) {
+  const declared = declaredOver(response.headers["content-length"], request.maxBytes);
+  if (declared !== undefined) {
     response.cancel();
-    throw new ResponseTooLarge(request.maxBytes);
+    throw new BodyTooLarge(request.maxBytes, declared);
   }
-  const body = await readCapped(response.body, request.maxBytes, () => response.cancel());
+  const body = await readChunksCapped(response.body, request.maxBytes, () => response.cancel());
   return { status: response.status, contentType: response.headers["content-type"] ?? "", body };
 };
 

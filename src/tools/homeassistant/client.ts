@@ -7,6 +7,7 @@
  * path and checked segments, and redirects are reported, never followed. Every request has a
  * deadline and a cap on the bytes read, and no error message carries the token.
  */
+import { BodyTooLarge, readResponseCapped } from "../../util/read-capped.js";
 import { redactSecrets } from "../../util/redact.js";
 import { HA_ENTITY_ID, HA_NAME } from "./guards.js";
 
@@ -254,28 +255,12 @@ function networkReason(error: unknown): string {
 }
 
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const tooLarge = () =>
-    new HaError(
+  try {
+    return (await readResponseCapped(response, maxBytes)).toString("utf8");
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error;
+    throw new HaError(
       `Home Assistant's answer is larger than ${Math.round(maxBytes / 1024)} KB, more than is read; narrow the request.`,
     );
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge();
   }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }

@@ -2,8 +2,10 @@
  * Fetches a made image from the address a provider gave: http(s) within the caller's time limit
  * and size cap, or a `data:` URI decoded in place. Any failure is an ImageGenError.
  */
+
+import { BodyTooLarge } from "../../util/read-capped.js";
 import { scrub } from "./http.js";
-import { ImageGenError, type ImageHttp, ResponseTooLarge } from "./types.js";
+import { ImageGenError, type ImageHttp } from "./types.js";
 
 const DATA_URI = /^data:([^;,]*)(;base64)?,/i;
 
@@ -41,7 +43,7 @@ export async function downloadImage(
       maxBytes: options.maxBytes,
     });
   } catch (error) {
-    if (error instanceof ResponseTooLarge) {
+    if (error instanceof BodyTooLarge) {
       throw new ImageGenError(`the image at ${url.host} is larger than ${error.maxBytes} bytes; nothing was saved`);
     }
     if (options.signal.aborted) throw new ImageGenError(`the image download from ${url.host} did not finish in time`);

@@ -1,28 +1,11 @@
 /**
- * The HTTP side of the image providers: a body read up to a cap, one JSON POST answered as parsed
+ * The HTTP side of the image providers: one JSON POST answered as parsed
  * JSON, and the provider's refusals turned into messages that say what to do (never with the key).
  */
-import { redactSecrets } from "../../util/redact.js";
-import { type HttpAnswer, ImageGenError, type ImageHttp, MAX_REPLY_BYTES, ResponseTooLarge } from "./types.js";
 
-/** Reads a body to the end, or cancels it and throws ResponseTooLarge once it passes `maxBytes`. */
-export async function readCapped(
-  body: AsyncIterable<Uint8Array>,
-  maxBytes: number,
-  cancel: () => void,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      cancel();
-      throw new ResponseTooLarge(maxBytes);
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks);
-}
+import { BodyTooLarge, readResponseCapped } from "../../util/read-capped.js";
+import { redactSecrets } from "../../util/redact.js";
+import { type HttpAnswer, ImageGenError, type ImageHttp, MAX_REPLY_BYTES } from "./types.js";
 
 /** `fetch`, for callers that do not pass the runtime's client (a library user, a bare registry). */
 export const fetchImageHttp: ImageHttp = async (url, request) => {
@@ -32,14 +15,7 @@ export const fetchImageHttp: ImageHttp = async (url, request) => {
     body: request.body,
     signal: request.signal,
   });
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > request.maxBytes) {
-    await response.body?.cancel();
-    throw new ResponseTooLarge(request.maxBytes);
-  }
-  const body = response.body
-    ? await readCapped(response.body, request.maxBytes, () => void response.body?.cancel().catch(() => undefined))
-    : Buffer.alloc(0);
+  const body = await readResponseCapped(response, request.maxBytes);
   return { status: response.status, contentType: response.headers.get("content-type") ?? "", body };
 };
 
@@ -113,7 +89,7 @@ export function refusal(service: string, status: number, body: Buffer, key: stri
 /** Explains a request that got no answer (unreachable, interrupted, too large). */
 function unanswered(service: string, error: unknown, signal: AbortSignal, key: string): ImageGenError {
   if (signal.aborted) return new ImageGenError(`${service} did not answer in time or the call was interrupted`);
-  if (error instanceof ResponseTooLarge) {
+  if (error instanceof BodyTooLarge) {
     return new ImageGenError(`${service} answered with more than ${error.maxBytes} bytes; nothing was saved`);
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -58,13 +58,6 @@ export interface ImageRequest {
 /** A failure the tool reports as it is: its message is already written for the model and the user. */
 export class ImageGenError extends Error {}
 
-/** A body longer than the request's `maxBytes`. */
-export class ResponseTooLarge extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`the answer is larger than ${maxBytes} bytes`);
-  }
-}
-
 /** The longest prompt sent (the providers' own limits start around 4,000 characters). */
 export const MAX_PROMPT_CHARS = 4000;
 /** A provider's JSON answer may hold the image in base64, so it may be larger than the image. */

@@ -4,6 +4,7 @@
  * size cap enforced while the body streams in. Redirects are followed by hand so every hop is
  * checked like the first URL.
  */
+import { BodyTooLarge, readResponseCapped } from "../../util/read-capped.js";
 import { privateUrlReason } from "../web/url-guard.js";
 import { asImage } from "./image-type.js";
 import { DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, type ImageLoad, MAX_IMAGE_BYTES, MAX_IMAGE_REDIRECTS } from "./types.js";
@@ -21,31 +22,6 @@ export interface ImageDownloadOptions {
 }
 
 const isHttp = (url: URL) => url.protocol === "http:" || url.protocol === "https:";
-
-class TooLarge extends Error {}
-
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    throw new TooLarge(`${declared} bytes`);
-  }
-  const reader = response.body?.getReader();
-  if (!reader) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new TooLarge(`more than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
 
 /** Fetches `url` hop by hop, checking each; the final response, or why it was refused. */
 async function fetchChecked(
@@ -90,10 +66,11 @@ export async function downloadImage(
       await response.body?.cancel();
       return { ok: false, error: `${url.href} answered HTTP ${response.status} ${response.statusText}`.trim() };
     }
-    return asImage(await readCapped(response, maxBytes), `what ${url.href} returned`);
+    return asImage(await readResponseCapped(response, maxBytes), `what ${url.href} returned`);
   } catch (error) {
-    if (error instanceof TooLarge) {
-      return { ok: false, error: `the image at ${url.href} is too large (${error.message}; at most ${maxBytes})` };
+    if (error instanceof BodyTooLarge) {
+      const size = error.declared !== undefined ? `${error.declared} bytes` : `more than ${maxBytes} bytes`;
+      return { ok: false, error: `the image at ${url.href} is too large (${size}; at most ${maxBytes})` };
     }
     if (timeout.aborted) {
       return {

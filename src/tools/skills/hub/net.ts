@@ -3,8 +3,10 @@
  * a size cap read as the body streams in) and `file:` URLs read from disk under the same cap.
  * Every failure is a HubError whose message says what was fetched and what went wrong.
  */
+
 import { readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { BodyTooLarge, readResponseCapped } from "../../../util/read-capped.js";
 
 /** The largest artifact (index, tarball, SKILL.md) the hub downloads. */
 export const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
@@ -35,17 +37,11 @@ function tooLarge(url: string, max: number): HubError {
 }
 
 async function readCapped(response: Response, url: string, max: number): Promise<Buffer> {
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > max) throw tooLarge(url, max);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  if (!response.body) return Buffer.alloc(0);
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.length;
-    if (total > max) throw tooLarge(url, max);
-    chunks.push(Buffer.from(chunk));
+  try {
+    return await readResponseCapped(response, max);
+  } catch (error) {
+    throw error instanceof BodyTooLarge ? tooLarge(url, max) : error;
   }
-  return Buffer.concat(chunks);
 }
 
 /** The bytes at `url` (http, https or file). Throws a HubError on any failure. */
