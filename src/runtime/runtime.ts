@@ -224,6 +224,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   if (!options.skipDotEnv) loadDotEnv(home);
   const { config, warnings } = await loadConfigAsync({ home });
   applyTimeZone(config.timezone);
+  if (config.network.force_ipv4) (await import("./network.js")).preferIpv4();
   startLogging(home, config, options.logMirror);
   for (const warning of warnings) notice(warning);
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
@@ -368,6 +369,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     memory: features.memoryWiring,
   });
   if (extensions) baseOptions.hooks = extensions.hooks;
+  if (config.sessions.write_json_snapshots) {
+    (await import("./session-snapshots.js")).writeSnapshotsAfterTurns(baseOptions, { home, store, notice });
+  }
   const startPersonality = startingPersonality(config.display.personality, config.personalities, (m) => notice(m));
   if (startPersonality) baseOptions.personality = startPersonality;
   const prefill = loadPrefillMessages(config.prefill_messages_file, home, (message) => notice(message));

@@ -241,6 +241,8 @@ const gatewaySection = section({
   message_timestamps: section({ enabled: bool(false) }),
   /** Our addition: a message whose run crashed the process this many times is set aside. */
   max_inbound_attempts: integerAtLeast(1, 2),
+  /** Bytes: a ceiling on files chat users send, on top of each platform's own limit (0 = no ceiling). */
+  max_inbound_media_bytes: integerAtLeast(0, 134_217_728),
   /** Replies may send only files under the media cache, media_delivery_allow_dirs and (if trusted) recent files. */
   strict: bool(false),
   /** Folders a strict gateway may send files from (a list, or one string of paths separated by ":"). */
@@ -533,6 +535,8 @@ export const configSchema = z.object(
       vacuum_after_prune: bool(true),
       /** At most one pass per this many hours, across the processes of a home. */
       min_interval_hours: integerAtLeast(0, 24),
+      /** After each turn, also write the session as JSON to sessions/session_<id>.json (for scripts). */
+      write_json_snapshots: bool(false),
     }),
     /** How much tool output reaches the model (the original's keys; 0: no limit of its own). */
     tools: section({
@@ -610,6 +614,8 @@ export const configSchema = z.object(
       .record(z.string(), oneOf(POOL_STRATEGIES), { error: () => "a mapping of provider ids to strategies" })
       .default({}),
     gateway: gatewaySection,
+    /** Prefer IPv4 for every outgoing connection (a host whose IPv6 route is broken). */
+    network: section({ force_ipv4: bool(false) }),
     /** `hermes mcp serve`: the toolsets it exposes (a list or "a,b"; empty: its default). */
     mcp_serve: section({ toolsets: idList() }),
     /** Messaging platforms by name (also accepted under `gateway.platforms`). */

@@ -168,8 +168,8 @@ export function registerSessionsCommands(program: Command, io: CommandIo = proce
     .action(async (id: string, opts: { out?: string }) => {
       const exported = await withStore((store) => store.exportSession(id));
       // An export leaves the store: keys pasted into a conversation are masked on the way out.
-      const { redactSecrets } = await import("../../util/redact.js");
-      const json = `${JSON.stringify(exported, (_key, value) => (typeof value === "string" ? redactSecrets(value) : value), 2)}\n`;
+      const { sessionExportJson } = await import("../../state/session-snapshots.js");
+      const json = sessionExportJson(exported);
       if (!opts.out) return io.out(json);
       const { atomicWriteFile } = await import("../../util/atomic-write.js");
       atomicWriteFile(opts.out, json, { mode: 0o600 });

@@ -32,6 +32,7 @@ import type {
   SentMessage,
 } from "../../types.js";
 import { PlatformSendError } from "../../types.js";
+import { mediaCap } from "../capped-read.js";
 import { Acknowledgements } from "./acks.js";
 import { answeredContent, approvalMessage, parsePress, QuestionChoices, questionMessage } from "./buttons.js";
 import { downloadFiles } from "./downloads.js";
@@ -61,6 +62,8 @@ export interface DiscordAdapterOptions {
   home: string;
   rules: DiscordRules;
   log: (line: string) => void;
+  /** `gateway.max_inbound_media_bytes`: a ceiling over `discord.max_attachment_bytes` (0 or unset: none). */
+  maxInboundMediaBytes?: number;
   /** Rate-limit waits up to this long are done inside the REST client; longer ones go to the core. */
   maxInlineRateLimitMs?: number;
   /** How long connecting may take before it counts as failed. */
@@ -342,7 +345,7 @@ export class DiscordAdapter implements PlatformAdapter {
       {
         home: this.options.home,
         messageId: message.id,
-        maxBytes: this.options.rules.maxAttachmentBytes,
+        cap: mediaCap(this.options.rules.maxAttachmentBytes, this.options.maxInboundMediaBytes),
         anyType: this.options.rules.allowAnyAttachment,
       },
     );

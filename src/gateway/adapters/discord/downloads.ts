@@ -1,13 +1,15 @@
 /**
  * Files users attach, saved under the platform's cache directory before the message reaches the
- * core. A file over `discord.max_attachment_bytes` is not fetched (checked against the size
- * Discord declares and again while reading); unless `discord.allow_any_attachment` is on, only
- * images, audio, video, text, PDF and JSON are taken. What is skipped is named in the text.
+ * core. A file over `discord.max_attachment_bytes` (or `gateway.max_inbound_media_bytes`, when
+ * smaller) is not fetched (checked against the size Discord declares and again while reading);
+ * unless `discord.allow_any_attachment` is on, only images, audio, video, text, PDF and JSON are
+ * taken. What is skipped is named in the text.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { attachmentsDir, safeFileName } from "../../attachments.js";
 import type { Attachment } from "../../types.js";
+import { MEDIA_CAP_KEY, type MediaCap, readCapped } from "../capped-read.js";
 
 export interface IncomingFile {
   id: string;
@@ -33,27 +35,13 @@ function accepted(contentType: string, anyType: boolean): boolean {
   );
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer | undefined> {
-  const reader = response.body?.getReader();
-  if (!reader) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+function tooLarge(cap: MediaCap): string {
+  return `larger than ${cap.bytes} bytes, the limit set by ${cap.fromGateway ? MEDIA_CAP_KEY : "discord.max_attachment_bytes"}`;
 }
 
 export async function downloadFiles(
   files: IncomingFile[],
-  options: { home: string; messageId: string; maxBytes: number; anyType: boolean },
+  options: { home: string; messageId: string; cap: MediaCap; anyType: boolean },
 ): Promise<{ attachments: Attachment[]; notes: string[] }> {
   const attachments: Attachment[] = [];
   const notes: string[] = [];
@@ -61,8 +49,8 @@ export async function downloadFiles(
     const mimeType =
       (file.contentType ?? "application/octet-stream").split(";")[0]?.trim() || "application/octet-stream";
     const name = safeFileName(file.name, `attachment-${file.id}`);
-    if (file.size > options.maxBytes) {
-      notes.push(`[${name} (${file.size} bytes) was not downloaded: larger than ${options.maxBytes} bytes]`);
+    if (file.size > options.cap.bytes) {
+      notes.push(`[${name} (${file.size} bytes) was not downloaded: ${tooLarge(options.cap)}]`);
       continue;
     }
     if (!accepted(mimeType, options.anyType)) {
@@ -76,9 +64,9 @@ export async function downloadFiles(
     try {
       const response = await fetch(file.url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const data = await readCapped(response, options.maxBytes);
+      const data = await readCapped(response, options.cap.bytes);
       if (!data) {
-        notes.push(`[${name} was not downloaded: larger than ${options.maxBytes} bytes]`);
+        notes.push(`[${name} was not downloaded: ${tooLarge(options.cap)}]`);
         continue;
       }
       const path = join(attachmentsDir(options.home, "discord"), `${options.messageId}-${name}`);

@@ -33,6 +33,7 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     ...(root ? { apiRoot: root } : {}),
     home: context.home,
     rules: rulesFrom(context.config),
+    maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
     log: context.log,
   });
 }

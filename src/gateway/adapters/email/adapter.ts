@@ -29,6 +29,8 @@ export interface EmailAdapterOptions {
   settings: EmailSettings;
   home: string;
   log: (line: string) => void;
+  /** `gateway.max_inbound_media_bytes`: a ceiling over the 25 MB attachment limit (0 or unset: none). */
+  maxInboundMediaBytes?: number;
 }
 
 export class EmailAdapter implements PlatformAdapter {
@@ -211,6 +213,9 @@ export class EmailAdapter implements PlatformAdapter {
         home: this.options.home,
         ownAddress: this.settings.address,
         fallbackId: `<uid-${uid}-${fetched.size}@${this.settings.imap.host}>`,
+        ...(this.options.maxInboundMediaBytes !== undefined
+          ? { maxInboundMediaBytes: this.options.maxInboundMediaBytes }
+          : {}),
       }).catch((error: unknown) => {
         this.options.log(`email: mail ${uid} could not be read (${errorText(error)}); leaving it unseen`);
         return null;

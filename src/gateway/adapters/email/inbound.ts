@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { type AddressObject, type HeaderValue, type ParsedMail, simpleParser } from "mailparser";
 import { attachmentsDir, safeFileName } from "../../attachments.js";
 import type { Attachment } from "../../types.js";
+import { gatewayCapPhrase, type MediaCap, mediaCap } from "../capped-read.js";
 
 export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
 /** Longer text is cut: nobody writes a prompt this long by mail, but a forwarded log might be. */
@@ -95,16 +96,22 @@ function attachmentKind(mimeType: string): Attachment["kind"] {
   return "file";
 }
 
-function saveAttachments(mail: ParsedMail, home: string, limit: number): { saved: Attachment[]; notes: string[] } {
+function limitOf(cap: MediaCap): string {
+  if (cap.fromGateway) return gatewayCapPhrase(cap);
+  return cap.bytes >= 1024 * 1024
+    ? `the ${Math.round(cap.bytes / 1024 / 1024)} MB limit`
+    : `the ${cap.bytes} bytes limit`;
+}
+
+function saveAttachments(mail: ParsedMail, home: string, cap: MediaCap): { saved: Attachment[]; notes: string[] } {
   const saved: Attachment[] = [];
   const notes: string[] = [];
   if (mail.attachments.length === 0) return { saved, notes };
   const dir = attachmentsDir(home, "email");
   for (const [index, part] of mail.attachments.entries()) {
     const name = safeFileName(part.filename, `attachment-${index + 1}`);
-    if (part.size > limit || part.content.length > limit) {
-      const cap = limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MB` : `${limit} bytes`;
-      notes.push(`[The attachment ${name} (${part.content.length} bytes) is over the ${cap} limit and was not saved]`);
+    if (part.size > cap.bytes || part.content.length > cap.bytes) {
+      notes.push(`[The attachment ${name} (${part.content.length} bytes) is over ${limitOf(cap)} and was not saved]`);
       continue;
     }
     const path = join(dir, `${Date.now()}-${randomBytes(4).toString("hex")}-${name}`);
@@ -127,6 +134,8 @@ export interface ParseOptions {
   fallbackId: string;
   /** Largest attachment saved (default 25 MB). */
   maxAttachmentBytes?: number;
+  /** `gateway.max_inbound_media_bytes`: a ceiling over `maxAttachmentBytes` (0 or unset: none). */
+  maxInboundMediaBytes?: number;
 }
 
 /** Parses a raw mail; attachments of mail that will not be answered are not saved. */
@@ -154,7 +163,8 @@ export async function parseInbound(source: Buffer, options: ParseOptions): Promi
 
   let text = stripQuotedHistory(mail.text ?? "");
   if (text.length > MAX_TEXT_CHARS) text = `${text.slice(0, MAX_TEXT_CHARS)}\n[... the rest of the mail was cut]`;
-  const { saved, notes } = saveAttachments(mail, options.home, options.maxAttachmentBytes ?? MAX_ATTACHMENT_BYTES);
+  const cap = mediaCap(options.maxAttachmentBytes ?? MAX_ATTACHMENT_BYTES, options.maxInboundMediaBytes);
+  const { saved, notes } = saveAttachments(mail, options.home, cap);
   const firstInThread = threadRoot === messageId;
   // The subject is context for the first mail only; a reply's subject is just "Re: ...".
   if (firstInThread && subject && !text.startsWith("/")) text = text ? `Subject: ${subject}\n\n${text}` : subject;

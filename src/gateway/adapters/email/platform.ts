@@ -65,7 +65,12 @@ async function probeSmtp(context: PlatformContext, timeoutMs: number): Promise<P
 
 export const platform: PlatformModule = {
   createAdapter(context: PlatformContext): PlatformAdapter {
-    return new EmailAdapter({ settings: readEmailSettings(context), home: context.home, log: context.log });
+    return new EmailAdapter({
+      settings: readEmailSettings(context),
+      home: context.home,
+      log: context.log,
+      maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
+    });
   },
   async probe(context: PlatformContext, timeoutMs: number): Promise<ProbeResult> {
     let settings: ReturnType<typeof readEmailSettings>;

@@ -38,6 +38,8 @@ export interface SlackAdapterOptions {
   home: string;
   rules: SlackChannelRules;
   log: (line: string) => void;
+  /** `gateway.max_inbound_media_bytes`: a ceiling over Slack's own download limit (0 or unset: none). */
+  maxInboundMediaBytes?: number;
   pingTimeoutMs?: number;
   maxReconnectAttempts?: number;
   connectTimeoutMs?: number;
@@ -261,6 +263,9 @@ export class SlackAdapter implements PlatformAdapter {
             ...(this.options.apiUrl ? { apiUrl: this.options.apiUrl } : {}),
             timeoutMs: this.options.requestTimeoutMs ?? 30_000,
             log: this.options.log,
+            ...(this.options.maxInboundMediaBytes !== undefined
+              ? { maxInboundMediaBytes: this.options.maxInboundMediaBytes }
+              : {}),
           },
           message.messageId,
         );

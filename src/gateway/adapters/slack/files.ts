@@ -1,12 +1,15 @@
 /**
  * Files users send: each is downloaded with the bot token (Slack serves `url_private_download`
  * only to authenticated apps) into `$HERMES_HOME/cache/slack/`. The token is only ever sent to
- * Slack's own hosts, or to the host of a configured API root (a local stand-in of Slack).
+ * Slack's own hosts, or to the host of a configured API root (a local stand-in of Slack). A file
+ * over 50 MiB, or over `gateway.max_inbound_media_bytes` when that is smaller, is refused: by
+ * the size Slack declares, and otherwise while it streams in.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { attachmentsDir, safeFileName } from "../../attachments.js";
 import type { Attachment } from "../../types.js";
+import { gatewayCapPhrase, type MediaCap, mediaCap, readCapped } from "../capped-read.js";
 import type { SlackFile } from "./inbound.js";
 
 /** Larger files are named in the message but not downloaded. */
@@ -19,6 +22,8 @@ export interface DownloadOptions {
   apiUrl?: string;
   timeoutMs: number;
   log: (line: string) => void;
+  /** `gateway.max_inbound_media_bytes`: a ceiling over MAX_DOWNLOAD_BYTES (0 or unset: none). */
+  maxInboundMediaBytes?: number;
 }
 
 function kindOf(mimeType: string): Attachment["kind"] {
@@ -35,6 +40,10 @@ function trustedHost(url: URL, apiUrl: string | undefined): boolean {
   return url.protocol === api.protocol && url.host === api.host;
 }
 
+function overCap(cap: MediaCap): string {
+  return cap.fromGateway ? `it is over ${gatewayCapPhrase(cap)}` : `it is over ${cap.bytes} bytes`;
+}
+
 async function download(file: SlackFile, options: DownloadOptions, prefix: string): Promise<Attachment> {
   const source = file.url_private_download ?? file.url_private;
   if (!source) throw new Error("it has no download URL");
@@ -45,7 +54,8 @@ async function download(file: SlackFile, options: DownloadOptions, prefix: strin
     throw new Error("its download URL is not a URL");
   }
   if (!trustedHost(url, options.apiUrl)) throw new Error(`its download URL is not on Slack (${url.host})`);
-  if ((file.size ?? 0) > MAX_DOWNLOAD_BYTES) throw new Error(`it is over ${MAX_DOWNLOAD_BYTES} bytes`);
+  const cap = mediaCap(MAX_DOWNLOAD_BYTES, options.maxInboundMediaBytes);
+  if ((file.size ?? 0) > cap.bytes) throw new Error(overCap(cap));
   const response = await fetch(url, {
     headers: { authorization: `Bearer ${options.botToken}` },
     signal: AbortSignal.timeout(options.timeoutMs),
@@ -57,8 +67,8 @@ async function download(file: SlackFile, options: DownloadOptions, prefix: strin
   if (contentType.startsWith("text/html") && !mimeType.startsWith("text/html")) {
     throw new Error("Slack answered with a sign-in page (does the app have the files:read scope?)");
   }
-  const body = Buffer.from(await response.arrayBuffer());
-  if (body.length > MAX_DOWNLOAD_BYTES) throw new Error(`it is over ${MAX_DOWNLOAD_BYTES} bytes`);
+  const body = await readCapped(response, cap.bytes);
+  if (!body) throw new Error(overCap(cap));
   const name = safeFileName(file.name, file.id ?? "file");
   const path = join(attachmentsDir(options.home, "slack"), `${prefix}-${name}`);
   writeFileSync(path, body, { mode: 0o600 });

@@ -72,6 +72,7 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     ...(url ? { apiUrl: url } : {}),
     home: context.home,
     log: context.log,
+    maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
     rules: {
       requireMention: slack.require_mention,
       freeResponseChannels: idSet(slack.free_response_channels),

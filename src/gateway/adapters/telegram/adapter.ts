@@ -38,6 +38,8 @@ export interface TelegramAdapterOptions {
   /** Take updates on a webhook instead of polling. */
   webhook?: { url: string; host: string; port: number; secret: string };
   log?: (line: string) => void;
+  /** `gateway.max_inbound_media_bytes`: a ceiling over the Bot API's 20 MB download limit (0 or unset: none). */
+  maxInboundMediaBytes?: number;
 }
 
 interface TextBody {
@@ -66,7 +68,13 @@ export class TelegramAdapter implements PlatformAdapter {
     this.offsets = new OffsetStore(options.home, botId);
     // Telegram hands a bot's updates to one long-poll reader; a webhook can be served by every replica.
     if (!options.webhook) this.exclusiveListener = `telegram:${botId}`;
-    this.files = { api: this.bot.api, apiRoot, token: options.token, home: options.home };
+    this.files = {
+      api: this.bot.api,
+      apiRoot,
+      token: options.token,
+      home: options.home,
+      ...(options.maxInboundMediaBytes !== undefined ? { maxInboundMediaBytes: options.maxInboundMediaBytes } : {}),
+    };
   }
 
   private log(line: string): void {

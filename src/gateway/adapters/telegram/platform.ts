@@ -60,6 +60,7 @@ export function createTelegramAdapter(context: PlatformContext): TelegramAdapter
     home: context.home,
     log: context.log,
     allowedChats: context.config.telegram.allowed_chats,
+    maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
     ...(timeout !== undefined ? { pollTimeoutSeconds: timeout } : {}),
     ...(webhook ? { webhook } : {}),
   });

@@ -11,6 +11,7 @@ import type { Api } from "grammy";
 import type { Chat, Message } from "grammy/types";
 import { attachmentsDir, safeFileName } from "../../attachments.js";
 import type { Attachment, ChatType, InboundMessage } from "../../types.js";
+import { gatewayCapPhrase, type MediaCap, mediaCap } from "../capped-read.js";
 import { describeError } from "./errors.js";
 
 /** The Bot API serves files up to this size to bots. */
@@ -22,6 +23,8 @@ export interface FileSource {
   apiRoot: string;
   token: string;
   home: string;
+  /** `gateway.max_inbound_media_bytes`: a ceiling over MAX_DOWNLOAD_BYTES (0 or unset: none). */
+  maxInboundMediaBytes?: number;
 }
 
 export function chatTypeOf(chat: Chat): ChatType {
@@ -83,11 +86,16 @@ function fileOf(message: Message): FileRef | undefined {
   };
 }
 
+function limitOf(cap: MediaCap): string {
+  return cap.fromGateway ? gatewayCapPhrase(cap) : "Telegram's 20 MB limit for bots";
+}
+
 /** Downloads a file into the cache; returns the attachment, or a note saying why not. */
 async function download(source: FileSource, ref: FileRef, messageId: number): Promise<Attachment | string> {
   const label = ref.name ?? ref.fallbackName;
-  if (ref.size !== undefined && ref.size > MAX_DOWNLOAD_BYTES) {
-    return `[The user sent ${label} (${ref.size} bytes), which is over Telegram's 20 MB limit for bots; it was not downloaded]`;
+  const cap = mediaCap(MAX_DOWNLOAD_BYTES, source.maxInboundMediaBytes);
+  if (ref.size !== undefined && ref.size > cap.bytes) {
+    return `[The user sent ${label} (${ref.size} bytes), which is over ${limitOf(cap)}; it was not downloaded]`;
   }
   const target = join(
     attachmentsDir(source.home, "telegram"),
@@ -96,14 +104,14 @@ async function download(source: FileSource, ref: FileRef, messageId: number): Pr
   try {
     const file = await source.api.getFile(ref.fileId);
     if (!file.file_path) throw new Error("Telegram gave no path to download it from");
-    if (file.file_size !== undefined && file.file_size > MAX_DOWNLOAD_BYTES) throw new Error("it is over 20 MB");
+    if (file.file_size !== undefined && file.file_size > cap.bytes) throw new Error(`it is over ${limitOf(cap)}`);
     const url = `${source.apiRoot}/file/bot${source.token}/${file.file_path.split("/").map(encodeURIComponent).join("/")}`;
     const response = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
     if (!response.ok || !response.body) throw new Error(`the download answered ${response.status}`);
     let bytes = 0;
     const counted = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream).map((chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes > MAX_DOWNLOAD_BYTES) throw new Error("it is over 20 MB");
+      if (bytes > cap.bytes) throw new Error(`it is over ${limitOf(cap)}`);
       return chunk;
     });
     await pipeline(counted, createWriteStream(target, { mode: 0o600 }));
