@@ -390,6 +390,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const engine = contextEngines?.get(config.context.engine);
   if (engine) baseOptions.contextEngine = engine.item;
   base = baseOptions;
+  features.startCurator(store, auxiliary);
   // Subagents draw on each run's budget through the tool context; this one is only a fallback.
   registerDelegateTool(
     registry,

@@ -5,12 +5,14 @@
  * background (pruning old checkpoints, the skills curator).
  */
 import type { AgentOptions } from "../agent/agent.js";
+import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import type { HermesConfig } from "../state/config-schema.js";
+import type { SessionStore } from "../state/session-store.js";
 import { PermissionGate, type PermissionMode } from "../tools/permissions/gate.js";
 import { parsePermissionRules } from "../tools/permissions/rules.js";
 import { type MemoryWiring, memoryOption } from "./agent-options.js";
 import { checkpointsWanted, pruneCheckpointsInBackground, sessionCheckpointer } from "./checkpoints.js";
-import { curateInBackground } from "./learning/curator-schedule.js";
+import { curateInBackground, newestSessionActivity } from "./learning/curator-schedule.js";
 import type { ProviderChoiceInput } from "./memory-providers.js";
 import { memoryProviderSource } from "./memory-providers.js";
 
@@ -40,6 +42,11 @@ export interface SessionRequest {
 export interface SessionFeatures {
   /** The base options' memory: the home's own, with the provider. */
   memoryWiring: MemoryWiring;
+  /**
+   * Starts the scheduled skills curator in the background where a person works (it needs the
+   * session store for its idle check, and the auxiliary model for consolidation).
+   */
+  startCurator(store: Pick<SessionStore, "listSessions">, auxiliary: () => Promise<AuxiliaryClient>): void;
   /** Options one session gets on top of the shared ones. */
   forSession(request: SessionRequest): Pick<AgentOptions, "permissions" | "checkpoints" | "memory">;
   /** Waits for the background work and shuts down the scoped memories. */
@@ -58,9 +65,10 @@ export function sessionFeatures(input: SessionFeaturesInput): SessionFeatures {
   const startMode: PermissionMode = input.permissionMode ?? (input.yolo ? "yolo" : config.approvals.default_mode);
   // Housekeeping where a person works with the agent: old checkpoints and unused skills.
   const attended = checkpointsWanted(config, input.platform, input.interactive);
-  const background = attended
-    ? [pruneCheckpointsInBackground(home, config, notice), curateInBackground(home, config, notice)]
+  const background: Array<Promise<void> | undefined> = attended
+    ? [pruneCheckpointsInBackground(home, config, notice)]
     : [];
+  const closing = new AbortController();
   const provider = memoryProviderSource({
     home,
     config,
@@ -77,6 +85,19 @@ export function sessionFeatures(input: SessionFeaturesInput): SessionFeatures {
 
   return {
     memoryWiring,
+    startCurator(store, auxiliary) {
+      if (!attended) return;
+      background.push(
+        curateInBackground({
+          home,
+          config,
+          notice,
+          lastSessionActivity: () => newestSessionActivity(store),
+          auxiliary,
+          signal: closing.signal,
+        }),
+      );
+    },
     forSession(request) {
       const platform = request.platform ?? input.platform;
       const interactive = request.interactive ?? input.interactive;
@@ -94,6 +115,8 @@ export function sessionFeatures(input: SessionFeaturesInput): SessionFeatures {
       };
     },
     async close() {
+      // A consolidation still waiting for the model gives up; the next scheduled run asks again.
+      closing.abort();
       for (const memory of scoped.values()) if (memory) await memory.shutdown();
       await Promise.all(background);
     },

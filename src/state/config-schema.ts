@@ -26,6 +26,7 @@ import {
 import { customProvidersSchema, providersSchema } from "./config-providers.js";
 import {
   checkpointsSection,
+  curatorSection,
   hooksSection,
   learningSection,
   permissionsSection,
@@ -500,6 +501,7 @@ export const configSchema = z.object(
     }),
     checkpoints: checkpointsSection,
     learning: learningSection,
+    curator: curatorSection,
     skills: skillsSection,
     permissions: permissionsSection,
     plugins: pluginsSection,

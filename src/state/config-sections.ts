@@ -1,6 +1,6 @@
 /** Sections of config.yaml kept apart from config-schema.ts to keep that file readable. */
 import { z } from "../util/schema/index.js";
-import { accepts, bool, integerAtLeast, section, stringList } from "./config-fields.js";
+import { accepts, bool, integerAtLeast, numberBetween, section, stringList } from "./config-fields.js";
 
 function isTimeZone(name: string): boolean {
   try {
@@ -118,13 +118,43 @@ export const learningSection = section({
   mode: z.enum(LEARNING_MODES, accepts("auto, review or off")).default("auto"),
   /** A finished task with at least this many tool calls is reviewed for something worth keeping. */
   review_min_tool_calls: integerAtLeast(1, 8),
+  /**
+   * Our older spelling of the curator's settings. No defaults: a key set here wins over the same
+   * setting under top-level `curator` (see src/state/curator-settings.ts).
+   */
   curator: section({
     /** Skills not used for this many days are marked stale... */
-    stale_after_days: integerAtLeast(1, 30),
+    stale_after_days: optionalWholeNumber(),
     /** ...and moved to skills/.archive/ after this many. */
-    archive_after_days: integerAtLeast(1, 90),
-    /** The curator runs when a session starts at most this often. */
-    interval_days: integerAtLeast(1, 7),
+    archive_after_days: optionalWholeNumber(),
+    /** The curator runs when a session starts at most this often (curator.interval_hours in days). */
+    interval_days: optionalWholeNumber(),
+  }),
+});
+
+function optionalWholeNumber() {
+  const msg = accepts("a whole number of at least 1");
+  return z.number(msg).int(msg).min(1, msg).optional();
+}
+
+/** The skills curator (docs/learning.md#the-curator), under the original's key names. */
+export const curatorSection = section({
+  /** Scheduled runs happen at all (`hermes curator run` works either way). */
+  enabled: bool(true),
+  /** A scheduled run starts when the last one is this many hours old. */
+  interval_hours: numberBetween(1, 87_600, 24 * 7),
+  /** ...and no session has been active for this many hours (0 = no wait). */
+  min_idle_hours: numberBetween(0, 8_760, 2),
+  stale_after_days: integerAtLeast(1, 30),
+  archive_after_days: integerAtLeast(1, 90),
+  /** Ask the `curator` auxiliary model which user skills overlap, and propose merging them. */
+  consolidate: bool(false),
+  /** Bundled skills that go unused are marked stale and archived like the user's own. */
+  prune_builtins: bool(true),
+  /** A copy of the skills folder before each run changes anything; the newest `keep` are kept. */
+  backup: section({
+    enabled: bool(true),
+    keep: integerAtLeast(1, 5),
   }),
 });
 

@@ -12,8 +12,9 @@ export interface Proposal {
   id: number;
   createdAt: number;
   sessionId: string;
-  kind: "memory" | "skill";
-  /** The arguments of the `memory` or `skill_manage` call that would apply it. */
+  /** `skill_merge`: the curator's consolidation ({skills, keep, content}; see src/tools/skills/skill-merge.ts). */
+  kind: "memory" | "skill" | "skill_merge";
+  /** The arguments of the `memory` or `skill_manage` call that would apply it (or of the merge). */
   args: Record<string, unknown>;
   /** One line for listings. */
   summary: string;

@@ -7,6 +7,7 @@ import { LearningLedger } from "../../src/state/learning-ledger.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { lastCuratorRun, mergeCandidates, runCurator } from "../../src/tools/skills/curator.js";
 import { discoverSkills } from "../../src/tools/skills/discovery.js";
+import { seedBundledSkills } from "../../src/tools/skills/seed.js";
 import { registerSkillsTools } from "../../src/tools/skills/tools.js";
 import { readUsage, recordSkillUse, updateUsage } from "../../src/tools/skills/usage.js";
 import { run } from "../cli/commands/state-command-harness.js";
@@ -38,7 +39,7 @@ function homeWith(skills: Record<string, number>): string {
 
 const settings = { staleAfterDays: 30, archiveAfterDays: 90 };
 
-test("a skill unused for 90 days is archived (backup first, recorded, undoable), one unused for 30 is marked stale, pinned and bundled ones stay", async () => {
+test("a skill unused for 90 days is archived (backup first, recorded, undoable), one unused for 30 is marked stale, pinned and (without pruneBuiltins) bundled ones stay", async () => {
   const home = homeWith({ "old-report": 120, "stale-lint": 40, "fresh-deploy": 1, "pinned-old": 400 });
   updateUsage(home, "pinned-old", (usage) => {
     usage.pinned = true;
@@ -51,7 +52,7 @@ test("a skill unused for 90 days is archived (backup first, recorded, undoable),
   const ledger = new LearningLedger(home);
   const original = readFileSync(join(home, "skills", "old-report", "SKILL.md"), "utf8");
 
-  const report = await runCurator({ home, now: NOW, ...settings, ledger });
+  const report = await runCurator({ home, now: NOW, ...settings, ledger, pruneBuiltins: false });
   assert.deepEqual(
     report.archived.map((item) => item.name),
     ["old-report"],
@@ -126,4 +127,66 @@ test("every run backs the skills folder up first, even with nothing to archive, 
   }
   assert.equal(readdirSync(join(home, "skills", ".curator-backups")).length, 5);
   assert.equal((await runCurator({ home, now: NOW + 9000, ...settings, dryRun: true })).backup, undefined);
+});
+
+test("backup.enabled false skips the backup but still archives; backup.keep decides how many are kept", async () => {
+  const home = homeWith({ "old-report": 120, "fresh-deploy": 1 });
+  const off = await runCurator({ home, now: NOW, ...settings, backup: { enabled: false, keep: 5 } });
+  assert.equal(off.backup, undefined);
+  assert.equal(existsSync(join(home, "skills", ".curator-backups")), false, "no backup folder at all");
+  assert.deepEqual(
+    off.archived.map((item) => item.name),
+    ["old-report"],
+  );
+  for (let i = 1; i <= 4; i++) {
+    const report = await runCurator({ home, now: NOW + i * 1000, ...settings, backup: { enabled: true, keep: 2 } });
+    assert.ok(report.backup && existsSync(join(report.backup, "fresh-deploy", "SKILL.md")));
+  }
+  const kept = readdirSync(join(home, "skills", ".curator-backups")).sort();
+  assert.equal(kept.length, 2);
+  assert.ok(kept[1]!.startsWith(new Date(NOW + 4000).toISOString().replace(/[:.]/g, "-")), "the newest are kept");
+});
+
+test("pruneBuiltins: an unused bundled skill is archived like the user's own when on, left alone when off; pinned stays either way", async () => {
+  const bundled = (pruneBuiltins: boolean) => {
+    const home = homeWith({ "bundled-review": 120, "bundled-pinned": 400, "bundled-stale": 40 });
+    updateUsage(home, "bundled-pinned", (usage) => {
+      usage.pinned = true;
+    });
+    writeFileSync(
+      join(home, "skills", ".bundled_manifest.json"),
+      JSON.stringify({
+        files: {
+          "bundled-review/SKILL.md": "x",
+          "bundled-review/references/notes.md": "y",
+          "bundled-pinned/SKILL.md": "x",
+          "bundled-stale/SKILL.md": "x",
+        },
+      }),
+    );
+    return runCurator({ home, now: NOW, ...settings, pruneBuiltins }).then((report) => ({ home, report }));
+  };
+  const on = await bundled(true);
+  assert.deepEqual(
+    on.report.archived.map((item) => item.name),
+    ["bundled-review"],
+  );
+  assert.deepEqual(on.report.stale, ["bundled-stale"]);
+  assert.deepEqual(on.report.exempt, ["bundled-pinned"]);
+  assert.equal(existsSync(join(on.home, "skills", "bundled-review")), false);
+  const bundleDir = tempDir("hermes-bundle-");
+  mkdirSync(join(bundleDir, "bundled-review"), { recursive: true });
+  writeFileSync(
+    join(bundleDir, "bundled-review", "SKILL.md"),
+    "---\nname: bundled-review\ndescription: d\n---\nSteps.\n",
+  );
+  seedBundledSkills(on.home, { bundleDir });
+  assert.equal(existsSync(join(on.home, "skills", "bundled-review")), false, "a later seeding does not bring it back");
+
+  const off = await bundled(false);
+  assert.deepEqual(off.report.archived, []);
+  assert.deepEqual(off.report.stale, []);
+  assert.deepEqual(off.report.exempt.sort(), ["bundled-pinned", "bundled-review", "bundled-stale"]);
+  assert.ok(existsSync(join(off.home, "skills", "bundled-review", "SKILL.md")));
+  assert.equal(readUsage(off.home)["bundled-stale"]?.staleSince, undefined, "not marked stale either");
 });

@@ -1,24 +1,28 @@
 /**
- * `hermes curator run|status|pin|unpin`: the skills curator (docs/learning.md#curator). It runs
- * by itself weekly when an interactive session starts; these commands run it now, show what it
- * sees, and keep a skill from ever being archived.
+ * `hermes curator run|status|pin|unpin`: the skills curator (docs/learning.md#the-curator). It
+ * runs by itself when an interactive session starts and a run is due (`curator.*`); these
+ * commands run it now (whatever the schedule and the idle wait), show what it sees, and keep a
+ * skill from ever being archived.
  */
 import type { Command } from "commander";
+import type { AuxiliaryClient } from "../../agent/auxiliary.js";
 import { UsageError } from "../exit-codes.js";
 import { type CommandIo, processIo } from "./config.js";
 
 async function context() {
-  const [{ hermesHome }, { loadConfig }, curator, usage, { discoverSkills }] = await Promise.all([
-    import("../../state/paths.js"),
-    import("../../state/config.js"),
-    import("../../tools/skills/curator.js"),
-    import("../../tools/skills/usage.js"),
-    import("../../tools/skills/discovery.js"),
-  ]);
+  const [{ hermesHome }, { loadConfig }, curator, usage, { discoverSkills }, { resolveCuratorSettings }] =
+    await Promise.all([
+      import("../../state/paths.js"),
+      import("../../state/config.js"),
+      import("../../tools/skills/curator.js"),
+      import("../../tools/skills/usage.js"),
+      import("../../tools/skills/discovery.js"),
+      import("../../state/curator-settings.js"),
+    ]);
   const home = hermesHome();
   const { config } = loadConfig({ home });
   const userSkills = () => discoverSkills({ home }).skills.filter((skill) => skill.source === "user");
-  return { home, config, curator, usage, userSkills };
+  return { home, config, settings: resolveCuratorSettings(config), curator, usage, userSkills };
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -30,26 +34,31 @@ export function registerCuratorCommands(program: Command, io: CommandIo = proces
 
   curator
     .command("run")
-    .description("mark unused skills stale, archive long-unused ones (a backup is made first), propose merges")
-    .option("--dry-run", "only say what would happen")
+    .description(
+      "mark unused skills stale, archive long-unused ones (a backup is made first), propose merges; now, whatever the schedule",
+    )
+    .option("--dry-run", "only say what would happen (consolidation still asks the model, and changes nothing)")
     .action(async (opts: { dryRun?: boolean }) => {
-      const { home, config, curator: tool } = await context();
-      const { LearningLedger } = await import("../../state/learning-ledger.js");
-      const settings = config.learning.curator;
-      const report = await tool.runCurator({
+      const { home, config, settings } = await context();
+      const [{ LearningLedger }, { runCuratorPass }, { curatorRunLines }] = await Promise.all([
+        import("../../state/learning-ledger.js"),
+        import("../../runtime/learning/curator-run.js"),
+        import("./curator-output.js"),
+      ]);
+      let client: Promise<AuxiliaryClient> | undefined;
+      const auxiliary = async () => {
+        const { curatorAuxiliaryClient } = await import("../../runtime/learning/curator-model.js");
+        client ??= curatorAuxiliaryClient(home, config, (message) => io.err(message));
+        return client;
+      };
+      const result = await runCuratorPass({
         home,
-        staleAfterDays: settings.stale_after_days,
-        archiveAfterDays: settings.archive_after_days,
+        config,
         dryRun: Boolean(opts.dryRun),
         ledger: new LearningLedger(home),
+        ...(settings.consolidate ? { auxiliary } : {}),
       });
-      const verb = opts.dryRun ? "would archive" : "archived";
-      const lines = [
-        ...report.archived.map((item) => `${verb} ${item.name} → ${item.to}`),
-        ...report.stale.map((name) => `stale (unused for ${settings.stale_after_days}+ days): ${name}`),
-        ...report.merges.map(([a, b]) => `similar, consider merging: ${a} + ${b}`),
-      ];
-      if (report.backup) lines.push(`backup of the skills folder: ${report.backup}`);
+      const lines = curatorRunLines(result, Boolean(opts.dryRun));
       io.out(lines.length ? lines.join("\n") : "Nothing to do: every skill is in use.");
     });
 
@@ -57,12 +66,10 @@ export function registerCuratorCommands(program: Command, io: CommandIo = proces
     .command("status", { isDefault: true })
     .description("each user skill's views, uses, last use and state")
     .action(async () => {
-      const { home, config, curator: tool, usage, userSkills } = await context();
+      const { home, config, settings, curator: tool, usage, userSkills } = await context();
+      const { curatorStatusLines } = await import("./curator-output.js");
       const table = usage.readUsage(home);
-      const last = tool.lastCuratorRun(home);
-      const lines = [
-        `last run: ${last ? day(last) : "never"} (every ${config.learning.curator.interval_days} days when a session starts)`,
-      ];
+      const lines = curatorStatusLines(settings, tool.lastCuratorRun(home), config.learning.mode);
       for (const skill of userSkills()) {
         const entry = table[skill.name];
         const state = entry?.pinned ? "pinned" : entry?.staleSince ? `stale since ${day(entry.staleSince)}` : "active";

@@ -64,7 +64,13 @@ export async function applyQueued(proposals: readonly Proposal[]): Promise<strin
   const registry = new ToolRegistry();
   registerMemoryTools(registry);
   registerSkillsTools(registry, { home });
-  const deps = { home, registry, ledger: new LearningLedger(home) };
+  const { resolveCuratorSettings } = await import("../../state/curator-settings.js");
+  const deps = {
+    home,
+    registry,
+    ledger: new LearningLedger(home),
+    curatorBackup: resolveCuratorSettings(config).backup,
+  };
   const lines: string[] = [];
   for (const proposal of proposals) {
     const memory = new MemoryStore({

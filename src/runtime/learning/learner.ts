@@ -42,6 +42,8 @@ export interface ApplyDeps {
   home: string;
   registry: ToolRegistry;
   ledger: LearningLedger;
+  /** For the curator's merges: the backup taken before one is applied (`curator.backup`). */
+  curatorBackup?: { enabled: boolean; keep: number };
 }
 
 /**
@@ -50,11 +52,23 @@ export interface ApplyDeps {
  */
 export async function applyProposal(
   deps: ApplyDeps,
-  proposal: { kind: "memory" | "skill"; args: object },
+  proposal: { kind: "memory" | "skill" | "skill_merge"; args: object },
   turn: Pick<FinishedTurn, "sessionId" | "platform" | "memory">,
   actor: ChangeActor,
 ): Promise<AppliedProposal> {
   const described = proposal as ReviewProposal;
+  if (proposal.kind === "skill_merge") {
+    const { applyMerge, mergeFromArgs } = await import("../../tools/skills/skill-merge.js");
+    const merge = mergeFromArgs(proposal.args);
+    if (!merge) return { proposal: described, ok: false, message: "the queued merge is malformed" };
+    const result = await applyMerge(deps.home, merge, {
+      actor,
+      sessionId: turn.sessionId,
+      ledger: deps.ledger,
+      ...(deps.curatorBackup ? { backup: deps.curatorBackup } : {}),
+    });
+    return { proposal: described, ok: result.ok, message: result.ok ? "done" : result.message };
+  }
   const tool = deps.registry.get(proposal.kind === "memory" ? "memory" : "skill_manage");
   if (!tool) return { proposal: described, ok: false, message: "the tool that applies it is not available" };
   const ctx: ToolContext = {

@@ -1,14 +1,14 @@
 /**
  * The skills curator: user skills unused for `staleAfterDays` are marked stale, and after
- * `archiveAfterDays` moved to `skills/.archive/` (never deleted; pinned and bundled skills are
- * exempt). Skills that say nearly the same thing are proposed for merging, never merged
- * automatically. Every run (but a dry one) first copies the skills folder to
- * `skills/.curator-backups/<time>/` (the last 5 are kept), and every archive is recorded in the change ledger, so
- * `hermes learn undo` brings a skill back.
+ * `archiveAfterDays` moved to `skills/.archive/` (never deleted). Pinned skills are exempt, and
+ * bundled ones too unless `pruneBuiltins`. Skills that say nearly the same thing are listed as
+ * merge candidates. Every run (but a dry one) first copies the skills folder to
+ * `skills/.curator-backups/<time>/` (unless the backup is off; the newest `keep` are kept), and
+ * every archive is recorded in the change ledger, so `hermes learn undo` brings a skill back.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { type ChangeLedger, filesUnder, snapshotFiles } from "../../util/change-ledger.js";
+import { type ChangeLedger, type FileChange, filesUnder, snapshotFiles } from "../../util/change-ledger.js";
 import { discoverSkills, type Skill, userSkillsDir } from "./discovery.js";
 import { SEED_MANIFEST } from "./seed.js";
 import { atomicWrite } from "./skill-files.js";
@@ -17,10 +17,16 @@ import { readUsage, type UsageTable, writeUsage } from "./usage.js";
 export const ARCHIVE_DIR = ".archive";
 export const BACKUP_DIR = ".curator-backups";
 const STATE_FILE = ".curator.json";
-const BACKUPS_KEPT = 5;
+const DEFAULT_BACKUP: BackupSettings = { enabled: true, keep: 5 };
 const DAY_MS = 86_400_000;
 /** Skills whose descriptions share this much of their words are proposed for merging. */
 const MERGE_SIMILARITY = 0.6;
+
+export interface BackupSettings {
+  enabled: boolean;
+  /** The newest this many backups are kept. */
+  keep: number;
+}
 
 export interface CuratorOptions {
   home: string;
@@ -30,6 +36,10 @@ export interface CuratorOptions {
   /** Report what would happen without changing anything. */
   dryRun?: boolean;
   ledger?: ChangeLedger;
+  /** Judge bundled skills like the user's own (default true); false leaves them alone. */
+  pruneBuiltins?: boolean;
+  /** Default: a backup before every run, the newest 5 kept. */
+  backup?: BackupSettings;
 }
 
 export interface CuratorReport {
@@ -37,13 +47,14 @@ export interface CuratorReport {
   /** Unused past the stale threshold (and not archived now). */
   stale: string[];
   archived: Array<{ name: string; to: string }>;
-  /** Pinned or bundled: never archived. */
+  /** Pinned, or bundled while `pruneBuiltins` is off: never archived. */
   exempt: string[];
   merges: Array<[string, string]>;
   backup?: string;
 }
 
-function bundledNames(home: string): Set<string> {
+/** Names of the skills seeded from the package (their SKILL.md is in the seed manifest). */
+export function bundledNames(home: string): Set<string> {
   try {
     const manifest = JSON.parse(readFileSync(join(userSkillsDir(home), SEED_MANIFEST), "utf8")) as {
       files?: Record<string, string>;
@@ -51,7 +62,7 @@ function bundledNames(home: string): Set<string> {
     return new Set(
       Object.keys(manifest.files ?? {}).flatMap((path) => {
         const parts = path.split("/");
-        return parts.length >= 2 ? [parts[parts.length - 2]!] : [];
+        return parts.length >= 2 && parts[parts.length - 1] === "SKILL.md" ? [parts[parts.length - 2]!] : [];
       }),
     );
   } catch {
@@ -95,29 +106,45 @@ function lastActivity(skill: Skill, usage: UsageTable, trackingSince: number): n
   return Math.max(usage[skill.name]?.lastUsedAt ?? statSync(skill.skillFile).mtimeMs, trackingSince);
 }
 
-function isPinned(skill: Skill, usage: UsageTable): boolean {
+export function isPinned(skill: Skill, usage: UsageTable): boolean {
   return usage[skill.name]?.pinned === true || (skill.frontmatter as { pinned?: unknown }).pinned === true;
 }
 
-function backupSkills(root: string, now: number): string {
+/** Copies the skills folder (but its archive and backups) to a new backup; drops all but the newest `keep`. */
+export function backupSkills(root: string, now: number, keep: number): string {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
-  const target = join(root, BACKUP_DIR, stamp);
+  let target = join(root, BACKUP_DIR, stamp);
+  for (let n = 2; existsSync(target); n++) target = join(root, BACKUP_DIR, `${stamp}-${n}`);
   mkdirSync(target, { recursive: true });
   for (const entry of readdirSync(root)) {
     if (entry === BACKUP_DIR || entry === ARCHIVE_DIR) continue;
     cpSync(join(root, entry), join(target, entry), { recursive: true });
   }
   const backups = readdirSync(join(root, BACKUP_DIR)).sort();
-  for (const old of backups.slice(0, Math.max(0, backups.length - BACKUPS_KEPT))) {
+  for (const old of backups.slice(0, Math.max(0, backups.length - keep))) {
     rmSync(join(root, BACKUP_DIR, old), { recursive: true, force: true });
   }
   return target;
 }
 
-function archiveTarget(root: string, name: string): string {
+export function archiveTarget(root: string, name: string): string {
   let target = join(root, ARCHIVE_DIR, name);
   for (let n = 2; existsSync(target); n++) target = join(root, ARCHIVE_DIR, `${name}-${n}`);
   return target;
+}
+
+/** Moves a skill's folder into `skills/.archive/`; returns where, and the file changes for the ledger. */
+export function moveToArchive(root: string, skill: Pick<Skill, "name" | "dir">): { to: string; files: FileChange[] } {
+  const target = archiveTarget(root, skill.name);
+  const before = snapshotFiles(filesUnder(skill.dir));
+  mkdirSync(join(root, ARCHIVE_DIR), { recursive: true });
+  renameSync(skill.dir, target);
+  const after = snapshotFiles(filesUnder(target));
+  const files = [
+    ...[...before].map(([path, content]) => ({ path, before: content, after: null })),
+    ...[...after].map(([path, content]) => ({ path, before: null, after: content })),
+  ];
+  return { to: target, files };
 }
 
 interface CuratorState {
@@ -146,7 +173,8 @@ export async function runCurator(options: CuratorOptions): Promise<CuratorReport
   const usage = readUsage(options.home);
   const state = readState(options.home);
   const trackingSince = typeof state.trackingSince === "number" ? state.trackingSince : now;
-  const bundled = bundledNames(options.home);
+  const bundled = options.pruneBuiltins === false ? bundledNames(options.home) : new Set<string>();
+  const backup = options.backup ?? DEFAULT_BACKUP;
   const report: CuratorReport = { ranAt: now, stale: [], archived: [], exempt: [], merges: [] };
   const toArchive: Skill[] = [];
   for (const skill of skills) {
@@ -164,17 +192,9 @@ export async function runCurator(options: CuratorOptions): Promise<CuratorReport
     report.archived = toArchive.map((skill) => ({ name: skill.name, to: archiveTarget(root, skill.name) }));
     return report;
   }
-  if (existsSync(root)) report.backup = backupSkills(root, now);
+  if (backup.enabled && existsSync(root)) report.backup = backupSkills(root, now, backup.keep);
   for (const skill of toArchive) {
-    const target = archiveTarget(root, skill.name);
-    const before = snapshotFiles(filesUnder(skill.dir));
-    mkdirSync(join(root, ARCHIVE_DIR), { recursive: true });
-    renameSync(skill.dir, target);
-    const after = snapshotFiles(filesUnder(target));
-    const files = [
-      ...[...before].map(([path, content]) => ({ path, before: content, after: null })),
-      ...[...after].map(([path, content]) => ({ path, before: null, after: content })),
-    ];
+    const { to: target, files } = moveToArchive(root, skill);
     await options.ledger?.record({
       actor: "curator",
       sessionId: "",
