@@ -5,10 +5,11 @@
  * the next line is read; replies go to stdout, progress to stderr.
  */
 import { createInterface } from "node:readline";
-import type { AgentEvent } from "../agent/events.js";
+import { type AgentEvent, previewArgs } from "../agent/events.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import type { ChatFlags } from "./program.js";
 import type { ChatController, ChatView, TurnOutcome } from "./tui/controller.js";
+import { DEFAULT_PREVIEW_LENGTH } from "./tui/display-options.js";
 import { DEFAULT_TOOL_EMOJI, parseApprovalAnswer, parseClarifyAnswer, toolLine } from "./tui/format.js";
 
 export async function runInteractive(flags: ChatFlags): Promise<void> {
@@ -83,9 +84,11 @@ class LineView implements ChatView {
       case "reasoning_delta":
         if (display?.showReasoning && !this.quiet) process.stderr.write(event.text);
         break;
-      case "tool_start":
-        this.previews.set(event.callId, event.preview);
+      case "tool_start": {
+        const length = display?.options?.toolPreviewLength || DEFAULT_PREVIEW_LENGTH;
+        this.previews.set(event.callId, event.args === undefined ? event.preview : previewArgs(event.args, length));
         break;
+      }
       case "tool_end": {
         const preview = this.previews.get(event.callId) ?? "";
         this.previews.delete(event.callId);

@@ -108,7 +108,11 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
       return {
         streaming:
           own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.streaming.enabled ?? config.display.streaming,
-        toolProgress: own?.tool_progress ?? TOOL_PROGRESS_BY_DEFAULT[platform] ?? config.display.tool_progress,
+        toolProgress:
+          own?.tool_progress ??
+          config.display.tool_progress_overrides[platform] ??
+          TOOL_PROGRESS_BY_DEFAULT[platform] ??
+          config.display.tool_progress,
         editIntervalMs: Math.round((own?.edit_interval ?? config.streaming.edit_interval ?? 1) * 1000),
         previewAfterChars: config.streaming.buffer_threshold,
         freshFinalAfterMs: Math.round(config.streaming.fresh_final_after_seconds * 1000),

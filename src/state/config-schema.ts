@@ -733,7 +733,50 @@ export const configSchema = z.object(
       resume_skip_tool_only: bool(true),
       /** Ring the terminal bell when a turn finishes (for long tasks in another window). */
       bell_on_complete: bool(false),
+      /** TUI: HH:MM next to each message sent and each final answer. */
+      timestamps: bool(false),
+      /** TUI: characters of a tool call's argument preview (0 = 80). */
+      tool_preview_length: integerAtLeast(0, 0),
+      /** TUI: lines kept at the start and end of a long message shown collapsed. */
+      user_message_preview: section({
+        first_lines: integerAtLeast(0, 2),
+        last_lines: integerAtLeast(0, 2),
+      }),
+      /** TUI, with show_reasoning: the whole reasoning instead of its latest lines. */
+      reasoning_full: bool(false),
+      /** TUI: a reply's markdown rendered, stripped to plain text, or shown as written. */
+      final_response_markdown: oneOf(["strip", "render", "raw"]).default("strip"),
+      /** TUI: show what the model writes between tool calls (false: only the final answer). */
+      interim_assistant_messages: bool(true),
+      /** TUI: a line when the agent saves, updates or removes a memory entry. */
+      memory_notifications: oneOf(["on", "off"]).default("on"),
+      /** TUI: a line after each answer with the chosen facts. */
+      runtime_footer: section({
+        enabled: bool(false),
+        /** model, context_pct, cwd, duration, tokens; others are skipped. */
+        fields: stringList(["model", "context_pct", "cwd"]),
+      }),
+      /** TUI: tool progress in words ("Reading") instead of tool names (read_file). */
+      friendly_tool_labels: bool(true),
+      /** Gateway: per-platform tool progress, the older form of `platforms.<name>.tool_progress`. */
+      tool_progress_overrides: z
+        .record(
+          z.string(),
+          oneOf(["off", "new", "all", "verbose"]),
+          accepts("a mapping of platform names to off, new, all or verbose"),
+        )
+        .default({}),
+      /** TUI: a short coloured diff after write_file and patch. */
+      inline_diffs: bool(true),
+      /** TUI colours: default, mono, slate or daylight (an unknown name falls back to default). */
+      skin: text("default"),
     }),
+    /** TUI: a message pasted with more lines than this is shown collapsed (0 = never by lines). */
+    paste_collapse_threshold: integerAtLeast(0, 5),
+    /** TUI: the same for a message typed, or pasted where the terminal does not mark pastes. */
+    paste_collapse_threshold_fallback: integerAtLeast(0, 5),
+    /** TUI: a message longer than this many characters is shown collapsed (0 = never by length). */
+    paste_collapse_char_threshold: integerAtLeast(0, 2000),
   },
   { error: () => "a mapping of settings" },
 );

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -7,7 +7,7 @@ import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
 import { lastToolResults } from "../helpers/agent-harness.js";
 import { type NodeRun, runNode } from "../helpers/run-node.js";
-import { useTitleEndpoint } from "../helpers/title-endpoint.js";
+import { titleEndpointConfig, useTitleEndpoint } from "../helpers/title-endpoint.js";
 
 let fake: FakeProvider;
 let titles: FakeProvider;
@@ -69,4 +69,24 @@ test("in line mode a failed turn prints why on stderr and the next line is still
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /^hermes: custom\/scripted rejected the credentials: check the API key/m);
   assert.equal(run.stdout, "back again\n");
+});
+
+test("in line mode display.tool_preview_length sets how much of the arguments a tool line shows", async () => {
+  const own = mkdtempSync(join(tmpdir(), "hermes-line-preview-"));
+  try {
+    writeFileSync(join(own, "config.yaml"), `${titleEndpointConfig(titles.url)}display:\n  tool_preview_length: 16\n`);
+    fake.setScript([
+      { toolCalls: [{ name: "terminal", arguments: { command: "echo a-rather-long-argument-list" } }] },
+      { text: "done" },
+    ]);
+    const args = ["--provider", "custom", "--base-url", `${fake.url}/v1`, "--api-key", "k", "--model", "scripted"];
+    const run = await runNode(["--import", "tsx", "src/cli/main.ts", ...args, "--yolo"], {
+      env: { ...process.env, HERMES_HOME: own, HERMES_YOLO_MODE: "" },
+      stdin: "go\n",
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /terminal: echo a-rather-l… \(\d+\.\ds\)/);
+  } finally {
+    rmSync(own, { recursive: true, force: true });
+  }
 });

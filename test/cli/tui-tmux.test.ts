@@ -4,13 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
-import { lastToolResults } from "../helpers/agent-harness.js";
+import { conversationOf, lastToolResults } from "../helpers/agent-harness.js";
 import { useTitleEndpoint } from "../helpers/title-endpoint.js";
 
 const SOCKET = `hermes-tui-test-${process.pid}`;
@@ -41,9 +41,15 @@ after(async () => {
 class Pane {
   constructor(readonly name: string) {}
 
-  static start(name: string, extraArgs: string[] = [], home = mkdtempSync(join(tmpdir(), "hermes-tui-"))): Pane {
+  static start(
+    name: string,
+    extraArgs: string[] = [],
+    home = mkdtempSync(join(tmpdir(), "hermes-tui-")),
+    extraConfig = "",
+  ): Pane {
     homes.push(home);
     useTitleEndpoint(home, titles.url);
+    if (extraConfig) appendFileSync(join(home, "config.yaml"), extraConfig);
     const hermes = [
       process.execPath,
       "--import",
@@ -113,7 +119,7 @@ test("a tool turn streams markdown and a tool progress line with its duration", 
   pane.keys("Enter");
   const screen = await pane.waitFor(/The shell said tui-smoke\./);
   assert.match(screen, /› please run the tool/);
-  assert.match(screen, /terminal: echo tui-smoke \(\d+\.\ds\)/);
+  assert.match(screen, /Running echo tui-smoke \(\d+\.\ds\)/, "a friendly label, display.friendly_tool_labels");
   assert.match(screen, /^ *Result$/m, "the heading is rendered, not shown as ##");
   assert.match(screen, /- first point/);
   await pane.waitFor(/scripted · [\d.k]+ in \/ \d+ out · ctx \d+% · YOLO · \/help/);
@@ -265,4 +271,27 @@ test("Shift+Tab cycles the permission mode in the status bar; plan mode refuses 
   pane.keys("Enter");
   await pane.waitFor(/building now/);
   await pane.waitFor(/^ scripted · [\d.k]+ in \/ \d+ out · ctx \d+% · ask mode · \/help/m);
+});
+
+test("display settings from config.yaml: a paste collapses on screen but reaches the model whole; timestamps, footer, skin notice", async () => {
+  fake.setScript([{ text: "Got all **twelve** lines." }]);
+  // A typed message would need 50 lines to collapse: only the terminal's paste marking collapses this one.
+  const config =
+    "paste_collapse_threshold_fallback: 50\n" +
+    "display:\n  timestamps: true\n  skin: neon\n  runtime_footer:\n    enabled: true\n";
+  const pane = Pane.start("display", [], undefined, config);
+  await pane.ready();
+  await pane.waitFor(/Unknown skin "neon" \(display\.skin\); using the default/);
+  const pasted = Array.from({ length: 12 }, (_, i) => `pasted line ${i + 1}`).join("\n");
+  tmux("set-buffer", "-b", "hermes-display", pasted);
+  tmux("paste-buffer", "-p", "-d", "-b", "hermes-display", "-t", pane.name);
+  pane.keys("Enter");
+  const screen = await pane.waitFor(/Got all twelve lines\.\n +\d\d:\d\d\n +scripted · ctx \d+% · /);
+  assert.match(
+    screen,
+    /› pasted line 1 {2}\d\d:\d\d\n +pasted line 2\n +… 8 more lines …\n +pasted line 11\n +pasted line 12\n/,
+  );
+  assert.doesNotMatch(screen, /pasted line 7/);
+  const sent = conversationOf(fake.requests.at(-1)!).findLast((m) => m.role === "user");
+  assert.equal(sent?.content, pasted, "the model got the whole message");
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { resolveGatewaySettings } from "../../src/gateway/settings.js";
 import { DEFAULT_CONFIG } from "../../src/state/config-defaults.js";
+import { configSchema } from "../../src/state/config-schema.js";
 import { configuredHomeChannel } from "../../src/state/home-channel.js";
 
 test("mail allowlists match addresses whatever their case; other platforms' ids stay exact", () => {
@@ -17,6 +18,22 @@ test("tool progress is off by default in mail, where each line would be a messag
   const settings = resolveGatewaySettings(DEFAULT_CONFIG, {});
   assert.equal(settings.display("email").toolProgress, "off");
   assert.equal(settings.display("telegram").toolProgress, DEFAULT_CONFIG.display.tool_progress);
+});
+
+test("display.tool_progress_overrides sets a platform's tool progress; display.platforms.<name> still wins", () => {
+  const config = configSchema.parse({
+    display: {
+      tool_progress: "all",
+      tool_progress_overrides: { signal: "off", email: "all", telegram: "verbose" },
+      platforms: { telegram: { tool_progress: "new" } },
+    },
+  });
+  const settings = resolveGatewaySettings(config, {});
+  assert.equal(settings.display("signal").toolProgress, "off");
+  assert.equal(settings.display("email").toolProgress, "all", "the override beats the mail default");
+  assert.equal(settings.display("telegram").toolProgress, "new");
+  assert.equal(settings.display("discord").toolProgress, "all");
+  assert.throws(() => configSchema.parse({ display: { tool_progress_overrides: { signal: "loud" } } }));
 });
 
 test("a home channel comes from config first, then <PLATFORM>_HOME_CHANNEL (EMAIL_HOME_ADDRESS for mail)", () => {

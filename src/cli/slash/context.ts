@@ -5,6 +5,7 @@ import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { Skill } from "../../tools/skills/discovery.js";
 import type { RecapSettings } from "../resume-recap.js";
 import type { Runtime } from "../runtime.js";
+import type { DisplayOptions } from "../tui/display-options.js";
 import type { SlashRegistry } from "./registry.js";
 
 export const TOOL_PROGRESS_MODES = ["off", "new", "all", "verbose"] as const;
@@ -23,6 +24,8 @@ export interface DisplaySettings {
   bellOnComplete?: boolean;
   /** `display.resume_*`: what a resumed session shows of itself. */
   resume?: RecapSettings;
+  /** The other `display.*` settings of the terminal UI (defaults when unset). */
+  options?: DisplayOptions;
 }
 
 export interface SessionUsage {

@@ -25,12 +25,15 @@ import { resumeRecap } from "../resume-recap.js";
 import type { ContextStatus } from "../slash/context.js";
 import { describeMode } from "../slash/control-commands.js";
 import { ChatController, type ChatView, type TurnOutcome } from "./controller.js";
+import { footerLine } from "./display-options.js";
 import { statusText } from "./format.js";
 import { InlinePrompts } from "./prompts.js";
-import { editorTheme, style } from "./theme.js";
+import { applySkin, editorTheme, style } from "./theme.js";
 import { Transcript } from "./transcript.js";
 
 const DOUBLE_PRESS_MS = 2000;
+/** How a terminal marks the start of pasted text (bracketed paste). */
+const PASTE_START = "\x1b[200~";
 
 class StatusBar implements Component {
   text = "";
@@ -53,6 +56,11 @@ class TuiView implements ChatView {
   controller: ChatController | undefined;
   private context: ContextStatus | undefined;
   private lastCtrlC = 0;
+  /** A bracketed paste reached the editor since the last message was sent. */
+  private pasteSeen = false;
+  /** Messages sent with a paste in them, until their turn starts (`paste_collapse_threshold`). */
+  private readonly pastedMessages = new Set<string>();
+  private turnStartedAt = 0;
   private resolveClosed: () => void = () => {};
   readonly closed = new Promise<void>((resolve) => {
     this.resolveClosed = resolve;
@@ -61,20 +69,22 @@ class TuiView implements ChatView {
   attach(controller: ChatController): void {
     this.controller = controller;
     const { runtime } = controller;
+    const skinNotice = applySkin(controller.display.options?.skin ?? "default");
     const transcript = new Transcript(
       this.tui,
       controller.display,
       (tool) => controller.runtime.agent.options.registry?.get(tool)?.emoji,
+      { cwd: () => controller.runtime.agent.options.cwd ?? process.cwd() },
     );
     this.transcript = transcript;
     const header = [
       style.bold("Hermes Agent"),
-      style.gray(` · ${runtime.provider}/${runtime.model} · session ${runtime.agent.sessionId}`),
+      style.muted(` · ${runtime.provider}/${runtime.model} · session ${runtime.agent.sessionId}`),
       ...(controller.display.compact
         ? []
         : [
             "\n",
-            style.gray("Enter sends · Alt+Enter new line · /help for commands · Ctrl+C stops a turn, twice exits"),
+            style.muted("Enter sends · Alt+Enter new line · /help for commands · Ctrl+C stops a turn, twice exits"),
           ]),
     ].join("");
     this.tui.addChild(new Text(header, 1, 0));
@@ -83,6 +93,7 @@ class TuiView implements ChatView {
     this.tui.addChild(this.promptArea);
     this.tui.addChild(this.editor);
     this.tui.addChild(this.statusBar);
+    if (skinNotice) transcript.notice(skinNotice, "warn");
     this.editor.setAutocompleteProvider(
       new CombinedAutocompleteProvider(
         controller.commands.list().map((c) => ({ name: c.name, description: c.description })),
@@ -118,6 +129,8 @@ class TuiView implements ChatView {
     const trimmed = text.trim();
     if (this.prompts.takeTyped(text)) return;
     if (!trimmed) return;
+    if (this.pasteSeen) this.pastedMessages.add(trimmed);
+    this.pasteSeen = false;
     this.editor.addToHistory(trimmed);
     const controller = this.controller;
     if (!controller) return;
@@ -128,6 +141,7 @@ class TuiView implements ChatView {
   private onKey(data: string): { consume: boolean } | undefined {
     const controller = this.controller;
     if (!controller) return undefined;
+    if (data.startsWith(PASTE_START)) this.pasteSeen = true;
     if (matchesKey(data, "ctrl+c")) {
       const now = Date.now();
       const again = now - this.lastCtrlC < DOUBLE_PRESS_MS;
@@ -139,6 +153,7 @@ class TuiView implements ChatView {
         controller.stop();
       } else if (this.editor.getText()) {
         this.editor.setText("");
+        this.pasteSeen = false;
         this.lastCtrlC = 0;
       } else {
         this.transcript?.notice("Press Ctrl+C again to exit.", "dim");
@@ -171,7 +186,8 @@ class TuiView implements ChatView {
   }
 
   turnStarted(text: string): void {
-    this.transcript?.userMessage(text);
+    this.turnStartedAt = Date.now();
+    this.transcript?.userMessage(text, this.pastedMessages.delete(text));
     this.statusChanged();
   }
 
@@ -182,7 +198,37 @@ class TuiView implements ChatView {
   turnEnded(outcome: TurnOutcome): void {
     this.prompts.cancel();
     this.transcript?.endTurn(outcome);
+    this.showFooter(outcome);
     this.refreshContext();
+  }
+
+  /** `display.runtime_footer`: a line of facts under a finished answer. */
+  private showFooter(outcome: TurnOutcome): void {
+    const controller = this.controller;
+    const footer = controller?.display.options?.footer;
+    if (
+      !controller ||
+      !this.transcript ||
+      !footer?.enabled ||
+      !outcome.result ||
+      outcome.result.interrupted ||
+      outcome.error
+    ) {
+      return;
+    }
+    const fill = this.transcript.slot();
+    const facts = {
+      model: controller.runtime.model,
+      cwd: controller.runtime.agent.options.cwd ?? process.cwd(),
+      durationMs: Date.now() - this.turnStartedAt,
+      tokensIn: outcome.result.usage.inputTokens,
+      tokensOut: outcome.result.usage.outputTokens,
+    };
+    void controller
+      .contextStatus()
+      .then((status) => status.percent)
+      .catch(() => undefined)
+      .then((contextPercent) => fill(footerLine(footer.fields, { ...facts, contextPercent })));
   }
 
   statusChanged(): void {

@@ -33,6 +33,7 @@ import type {
   ToolProgressMode,
 } from "../slash/context.js";
 import { describeUnresolved, type SlashRegistry, type SlashResolution } from "../slash/registry.js";
+import { displayOptionsFrom } from "./display-options.js";
 import { registerPluginCommands, registerQuickCommands } from "./extra-commands.js";
 
 export interface TurnOutcome {
@@ -118,6 +119,7 @@ export class ChatController implements SlashContext {
       compact: runtime.config.display.compact,
       bellOnComplete: runtime.config.display.bell_on_complete,
       resume: recapSettings(runtime.config.display),
+      options: displayOptionsFrom(runtime.config),
     };
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
     registerPluginCommands(this.commands, runtime, () => this.current.agent.sessionId);

@@ -7,15 +7,18 @@ export const DEFAULT_TOOL_EMOJI = "⚙️";
 export interface ToolLineInput {
   emoji?: string | undefined;
   name: string;
+  /** Words for what the tool does (`display.friendly_tool_labels`), shown instead of its name. */
+  label?: string | undefined;
   preview: string;
   /** Set once the tool finished. */
   durationMs?: number;
   failed?: boolean;
 }
 
-/** `💻 terminal: ls -la (0.3s)`, or `… terminal: ls -la` while it runs. */
+/** `💻 terminal: ls -la (0.3s)` (`💻 Running ls -la (0.3s)` with a label), ending in `…` while it runs. */
 export function toolLine(input: ToolLineInput): string {
-  const head = `${input.emoji ?? DEFAULT_TOOL_EMOJI} ${input.name}${input.preview ? `: ${input.preview}` : ""}`;
+  const preview = input.preview ? `${input.label ? " " : ": "}${input.preview}` : "";
+  const head = `${input.emoji ?? DEFAULT_TOOL_EMOJI} ${input.label ?? input.name}${preview}`;
   if (input.durationMs === undefined) return `${head} …`;
   return `${head} (${(input.durationMs / 1000).toFixed(1)}s)${input.failed ? " ✗" : ""}`;
 }

@@ -50,7 +50,7 @@ export class InlinePrompts {
       () =>
         new Promise<ApprovalAnswer>((resolve) => {
           const title = [
-            style.yellow(`⚠ The agent wants to run a dangerous command (${request.reason}):`),
+            style.warn(`⚠ The agent wants to run a dangerous command (${request.reason}):`),
             `  ${style.bold(request.command)}`,
           ].join("\n");
           this.pick(title, approvalItems(request), (value) => resolve((value ?? "deny") as ApprovalAnswer), timeoutMs);
@@ -62,7 +62,7 @@ export class InlinePrompts {
     return this.enqueue(
       () =>
         new Promise<string>((resolve) => {
-          const title = style.cyan(`? ${question}`);
+          const title = style.accent(`? ${question}`);
           if (!choices?.length) return this.typeAnswer(title, choices, resolve);
           const items = [
             ...choices.map((choice, i) => ({ value: choice, label: `${i + 1}. ${choice}` })),
@@ -116,7 +116,7 @@ export class InlinePrompts {
     this.pending = { cancel: () => finish(undefined) };
     this.area.addChild(new Text(title, 1, 0));
     this.area.addChild(list);
-    this.area.addChild(new Text(style.gray("↑/↓ to choose, Enter to confirm, Esc to refuse"), 1, 0));
+    this.area.addChild(new Text(style.muted("↑/↓ to choose, Enter to confirm, Esc to refuse"), 1, 0));
     this.tui.setFocus(list);
     this.tui.requestRender();
   }
@@ -130,7 +130,7 @@ export class InlinePrompts {
     this.freeText = finish;
     this.pending = { cancel: () => finish("") };
     this.area.addChild(new Text(title, 1, 0));
-    this.area.addChild(new Text(style.gray("Type your answer and press Enter."), 1, 0));
+    this.area.addChild(new Text(style.muted("Type your answer and press Enter."), 1, 0));
     this.tui.setFocus(this.editor);
     this.tui.requestRender();
   }
