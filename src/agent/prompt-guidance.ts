@@ -56,7 +56,7 @@ export const TASK_COMPLETION_GUIDANCE =
   "Carry a task through to a working result rather than stopping at a stub, a plan or the first error. If the real way is blocked, say what blocks it; never present invented output, results or file contents as real.";
 
 export const PARALLEL_TOOL_CALL_GUIDANCE =
-  "When tool calls do not depend on each other (reads, searches, fetches, read-only commands), make them together in one reply: they run at the same time.";
+  "Make independent tool calls (reads, searches, fetches, read-only commands) together in one reply: they run at once.";
 
 type Family = "openai" | "google" | "other-enforced";
 

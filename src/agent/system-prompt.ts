@@ -182,17 +182,17 @@ The memory tool keeps notes for future sessions: the user's preferences, their e
 Never save task progress, issue or PR numbers, commit ids or anything stale within a week (transcripts can be searched). Write facts, not orders ("The user likes brief answers"). Procedures belong in skills.`;
 
 const SESSION_SEARCH_GUIDANCE =
-  "When the user refers to earlier work or a past conversation, search past sessions with session_search before asking them to repeat themselves.";
+  "When the user refers to past work or conversations, use session_search before asking them to repeat anything.";
 
 const SKILLS_GUIDANCE =
-  "After a task that took real effort or revealed a reusable procedure, consider saving it as a skill; fix a skill you used that proved wrong or incomplete.";
+  "After real effort or a reusable procedure, save it as a skill; fix a skill you used that proved wrong.";
 
 function behaviourGuidance(toolNames: string[], guidance: PromptGuidance): string | undefined {
   const lines: string[] = [];
   if (toolNames.includes("memory")) lines.push(MEMORY_GUIDANCE);
   if (toolNames.includes("session_search")) lines.push(SESSION_SEARCH_GUIDANCE);
   if (toolNames.includes("skill_manage") || toolNames.includes("skill_view")) lines.push(SKILLS_GUIDANCE);
-  if (toolNames.includes("todo")) lines.push("For multi-step tasks, keep a todo list and update it as you go.");
+  // The todo tool's own description says when to keep the list.
   const general = generalToolGuidance(toolNames, guidance).join(" ");
   if (general) lines.push(general);
   return lines.length ? lines.join("\n\n") : undefined;

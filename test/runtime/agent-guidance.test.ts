@@ -106,7 +106,7 @@ test("agent.tool_use_enforcement: auto by family, true or false for all, or mode
 test("agent.task_completion_guidance and parallel_tool_call_guidance each add one line to the tool guidance", async () => {
   const on = layer((await preview(MODEL("m"))).layers, "tool guidance") ?? "";
   assert.match(on, /Carry a task through to a working result/);
-  assert.match(on, /make them together in one reply/);
+  assert.match(on, /tool calls .* together in one reply/);
   const off = layer(
     (await preview(`${MODEL("m")}agent:\n  task_completion_guidance: false\n  parallel_tool_call_guidance: false\n`))
       .layers,
