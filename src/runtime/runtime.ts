@@ -527,6 +527,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
         });
       }
       await tools.mcp?.close();
+      await tools.browser.close();
+      await tools.lsp?.close();
       await cronTool?.close();
       store.close();
       flushLog();

@@ -8,8 +8,10 @@ import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import { PROVIDERS } from "../llm/providers.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { type ApprovalPolicy, approvalPolicyFromConfig, type SmartJudge } from "../tools/approval/policy.js";
+import type { BrowserTools } from "../tools/builtin/browser.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
 import type { ReadLimits } from "../tools/builtin/read-file.js";
+import type { LazyDiagnostics } from "../tools/lsp/hook.js";
 import type { McpManager } from "../tools/mcp/manager.js";
 import { withholdFromCommands } from "../tools/process-group.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -20,7 +22,9 @@ import { buildSkillsIndex, NON_CODING_SKILL_CATEGORIES } from "../tools/skills/s
 import { registerSkillsTools } from "../tools/skills/tools.js";
 import { configureToolSearch } from "../tools/tool-search.js";
 import { WebsiteBlocklist } from "../tools/web/blocklist.js";
+import { browserTools } from "./browser.js";
 import { imageGenToolOptions } from "./image-gen.js";
+import { lspDiagnostics } from "./lsp.js";
 import { externalSkillDirs } from "./skill-dirs.js";
 import { ttsToolOptions } from "./tts.js";
 import { visionToolOptions } from "./vision.js";
@@ -31,6 +35,10 @@ export interface SessionTools {
   mcp: McpManager | undefined;
   /** Toolsets the MCP servers add (enabled unless --toolsets narrows the set). */
   mcpToolsets: string[];
+  /** The browser the browser tools start on their first call; closed with the runtime. */
+  browser: BrowserTools;
+  /** The language servers write_file and patch start on their first edit; closed with the runtime. */
+  lsp: LazyDiagnostics | undefined;
 }
 
 async function persistAllowlist(home: string, config: HermesConfig, pattern: string): Promise<void> {
@@ -78,6 +86,13 @@ export async function assembleTools(
     // export; a service (gateway, cron, an editor's ACP) was not.
     autoSourceBashrc: config.terminal.auto_source_bashrc && input.platform !== "cli",
   });
+  const websiteBlocklist = WebsiteBlocklist.from(config.security.website_blocklist, home, input.notice);
+  const browser = browserTools(config, {
+    home,
+    blocklist: websiteBlocklist,
+    ...(input.auxiliary ? { auxiliary: input.auxiliary } : {}),
+  });
+  const lsp = lspDiagnostics(config, home);
   registerBuiltinTools(registry, {
     approvals,
     terminalTimeoutSeconds: config.terminal.timeout,
@@ -92,11 +107,13 @@ export async function assembleTools(
     ...(config.web.search_backend ? { webSearchBackend: config.web.search_backend } : {}),
     ...(config.web.extract_backend ? { webExtractBackend: config.web.extract_backend } : {}),
     ...(config.web.extract_char_limit ? { webExtractPageChars: config.web.extract_char_limit } : {}),
-    websiteBlocklist: WebsiteBlocklist.from(config.security.website_blocklist, home, input.notice),
+    websiteBlocklist,
     ...toolOutputLimits(config),
+    ...(lsp ? { diagnose: lsp.diagnose } : {}),
     tts: ttsToolOptions(config, home),
     imageGen: imageGenToolOptions(config, home),
     ...(input.auxiliary ? { vision: visionToolOptions(config, input.auxiliary) } : {}),
+    browser,
   });
 
   try {
@@ -122,7 +139,14 @@ export async function assembleTools(
     void mcp.start();
   }
   const namesOnly = input.codingFocus ? NON_CODING_SKILL_CATEGORIES : undefined;
-  return { approvals, skillsIndex: buildSkillsIndex(skills, namesOnly), mcp, mcpToolsets: mcp?.toolsetNames() ?? [] };
+  return {
+    approvals,
+    skillsIndex: buildSkillsIndex(skills, namesOnly),
+    mcp,
+    mcpToolsets: mcp?.toolsetNames() ?? [],
+    browser,
+    lsp,
+  };
 }
 
 /**

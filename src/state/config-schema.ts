@@ -156,6 +156,19 @@ const mcpServer = z
     error: () => "a server with exactly one of `command` (stdio) or `url` (HTTP)",
   });
 
+/** One of `lsp.servers`: the command that speaks LSP on stdio and the files it checks. */
+const lspServer = z.object(
+  {
+    command: z
+      .array(z.string(accepts("a string")), accepts("a list: the program, then its arguments"))
+      .min(1, accepts("a list with at least the program")),
+    extensions: z.array(z.string(accepts("a string")), accepts('a list of file extensions such as ".ts"')),
+    root_markers: z.array(z.string(accepts("a string")), accepts("a list of file names")).optional(),
+    initialization_options: z.record(z.string(), z.unknown(), accepts("a mapping of settings")).optional(),
+  },
+  accepts("a mapping with command (a list) and extensions"),
+);
+
 /**
  * `gateway.api_server.*` mirrors the API_SERVER_* environment variables (the environment wins).
  * `max_body_bytes` is our addition.
@@ -602,6 +615,35 @@ export const configSchema = z.object(
       extract_backend: text(""),
       /** Characters of one page web_extract returns (0 = our own limit, 50,000). */
       extract_char_limit: integerAtLeast(0, 0),
+    }),
+    /** The browser tools (docs/tools.md): a local headless Chromium, or the browser at `cdp_url`. */
+    browser: section({
+      /** Seconds without a browser call before a session's tab is closed (the browser with the last one). */
+      inactivity_timeout: numberBetween(1, 86_400, 120),
+      /** Seconds one browser command, or a page load, may take. */
+      command_timeout: numberBetween(1, 600, 30),
+      /** Let pages (and their redirects and requests) reach private, loopback and link-local addresses. */
+      allow_private_urls: bool(false),
+      /** A running browser to drive instead of launching one: http://host:port or a ws:// URL. */
+      cdp_url: text(""),
+      /** No tool runs JavaScript the model writes; true adds none either (there is no evaluate tool). */
+      allow_unsafe_evaluate: bool(false),
+      /** What a JavaScript alert/confirm/prompt gets: the model answers it, or it is accepted or dismissed at once. */
+      dialog_policy: oneOf(["must_respond", "accept", "dismiss"]).default("must_respond"),
+      /** Seconds an unanswered dialog stays open before it is dismissed. */
+      dialog_timeout_s: numberBetween(1, 86_400, 300),
+    }),
+    /** Language-server diagnostics after write_file and patch (docs/tools.md, "Diagnostics after edits"). */
+    lsp: section({
+      enabled: bool(true),
+      /** document: wait for the edited file's diagnostics; workspace: the same here; none: check nothing. */
+      wait_mode: oneOf(["document", "workspace", "none"]).default("document"),
+      /** Seconds an edit waits for its diagnostics. */
+      wait_timeout: numberBetween(0.1, 120, 5),
+      /** auto: the built-in servers found on PATH or in node_modules/.bin, plus `servers`; never/off: only `servers`. Nothing is downloaded. */
+      install_strategy: oneOf(["auto", "never", "off"]).default("auto"),
+      /** Language id → server; replaces the built-in server of that id. */
+      servers: z.record(z.string(), lspServer, accepts("a mapping of language ids to servers")).default({}),
     }),
     /** Named OpenAI-compatible endpoints, usable as `model.provider: NAME` and `--provider NAME`. */
     providers: providersSchema,

@@ -134,13 +134,35 @@ function publishFrom(
   return { definitions: published, hidden, callable: [...names, TOOL_SEARCH, TOOL_DESCRIBE] };
 }
 
+/** A prefix shared by this many hidden tools is named once, with a count, instead of each tool. */
+const FAMILY_SIZE = 4;
+
+/**
+ * Names that share a prefix (up to the first `_`) written once: `browser_back/click, cronjob`,
+ * and a large family only by its prefix: `browser_* (10 tools)`. The search finds each of them.
+ */
+function compactNames(names: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const name of names) {
+    const cut = name.indexOf("_");
+    const prefix = cut > 0 ? name.slice(0, cut + 1) : name;
+    const rest = cut > 0 ? name.slice(cut + 1) : "";
+    groups.set(prefix, [...(groups.get(prefix) ?? []), rest]);
+  }
+  return [...groups]
+    .map(([prefix, rests]) =>
+      rests.length >= FAMILY_SIZE ? `${prefix}* (${rests.length} tools)` : `${prefix}${rests.join("/")}`,
+    )
+    .join(", ");
+}
+
 /**
  * What a request carries for the hidden tools: tool_search alone, naming them so the model knows
  * to look. Its matches come with their parameters, so tool_describe (callable, for one tool by
  * its exact name) would only repeat them in every request.
  */
 function searchDefinitions(hidden: readonly FunctionDefinition[]): FunctionDefinition[] {
-  const names = hidden.map((def) => def.function.name).join(", ");
+  const names = compactNames(hidden.map((def) => def.function.name));
   return [
     {
       type: "function",

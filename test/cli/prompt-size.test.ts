@@ -19,9 +19,17 @@ function configuredHome(): string {
 test("prompt-size reports each system-prompt layer and tool schema; the parts add up to the total", async () => {
   const home = configuredHome();
   // Outside a code workspace: there the coding brief and snapshot (agent.coding_context) add a layer.
-  const saved = process.cwd();
+  // A PATH with a browser and no Python: the browser tools count (hidden, but named), and no
+  // line about this machine's Python (agent.environment_probe) depends on where the test runs.
+  const saved = { cwd: process.cwd(), path: process.env.PATH };
+  const bin = tempHome();
+  writeFileSync(join(bin, "chromium"), "#!/bin/sh\n", { mode: 0o755 });
   process.chdir(tempHome());
-  const { out } = await promptSize(home, "--json").finally(() => process.chdir(saved));
+  process.env.PATH = bin;
+  const { out } = await promptSize(home, "--json").finally(() => {
+    process.chdir(saved.cwd);
+    process.env.PATH = saved.path;
+  });
   const report = JSON.parse(out) as PromptSizeReport;
   assert.equal(report.platform, "cli");
   assert.deepEqual(report.toolsets, ["hermes-cli"]);
@@ -39,7 +47,13 @@ test("prompt-size reports each system-prompt layer and tool schema; the parts ad
     assert.ok(tools.includes(name), `${name} is sent`);
   }
   // Only rarely used built-ins wait behind tool_search; every tool a coding turn needs is sent.
-  for (const name of report.hidden) assert.ok(["cronjob", "vision_analyze"].includes(name), `${name} hidden`);
+  for (const name of report.hidden) {
+    assert.ok(["cronjob", "vision_analyze"].includes(name) || name.startsWith("browser_"), `${name} hidden`);
+  }
+  assert.ok(
+    report.hidden.some((name) => name.startsWith("browser_")),
+    "measured with the browser tools",
+  );
   if (report.hidden.length > 0) assert.ok(tools.includes("tool_search"));
   assert.ok(report.total.tokens <= 4000, `the default CLI toolset's fixed prompt is ${report.total.tokens} tokens`);
 });

@@ -23,7 +23,12 @@ test("tools lists every tool with ✓ available, ✗ unavailable or · not in th
   const { out } = await tools(home);
   assert.match(out, /^\* file — Read, write, patch and search files\n {4}✓ read_file\n {4}✓ write_file/m);
   assert.match(out, /^\* todo — /m);
-  assert.match(out, /^ {4}· browser_navigate \(not in this version yet\)$/m);
+  assert.match(out, /^ {4}· cronjob \(not in this version yet\)$/m);
+  // Available where Chromium is installed, unavailable (with the reason) where it is not.
+  assert.match(
+    out,
+    /^ {4}(✓ browser_navigate|✗ browser_navigate \(unavailable: a key or program it needs is missing\))$/m,
+  );
   assert.doesNotMatch(out, /^\* hermes-cli/m);
   assert.match(out, /^ {4}✓ skill_manage$/m, "skills tools are listed as a chat session has them");
   assert.match(out, /^ {4}✓ delegate_task$/m);

@@ -1,9 +1,11 @@
 /** Registers every built-in tool, sharing one approval policy and one process manager between them. */
 import type { ApprovalPolicy } from "../approval/policy.js";
+import type { DiagnoseHook } from "../lsp/hook.js";
 import type { ProcessManager } from "../process-manager.js";
 import { defaultProcessManager } from "../process-manager.js";
 import type { ToolRegistry } from "../registry.js";
 import type { WebsiteBlocklist } from "../web/blocklist.js";
+import { BrowserTools, registerBrowserTools } from "./browser.js";
 import { registerClarifyTools } from "./clarify.js";
 import { registerExecuteCodeTools } from "./execute-code.js";
 import { registerFileTools } from "./files.js";
@@ -42,6 +44,8 @@ export interface BuiltinToolsDeps {
   terminalOutputChars?: number;
   /** `tool_output.max_lines`, `tool_output.max_line_length` and `file_read_max_chars`. */
   readLimits?: ReadLimits;
+  /** Language-server diagnostics after write_file and patch (`lsp.*`), from the runtime. */
+  diagnose?: DiagnoseHook;
   /** `code_execution.timeout` (seconds) and `code_execution.max_tool_calls`. */
   codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
   /** `tts.*`, HERMES_HOME and the HTTP client for text_to_speech. */
@@ -50,6 +54,8 @@ export interface BuiltinToolsDeps {
   imageGen?: ImageGenToolOptions;
   /** The vision model and `auxiliary.vision.download_timeout` for vision_analyze. */
   vision?: Pick<VisionToolOptions, "analyze" | "downloadTimeoutSeconds">;
+  /** The runtime's browser (`browser.*`), which it closes; without one, a default one is made. */
+  browser?: BrowserTools;
 }
 
 export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsDeps = {}): void {
@@ -63,7 +69,10 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     ...(deps.terminalOutputChars ? { maxOutputChars: deps.terminalOutputChars } : {}),
   });
   registerProcessTools(registry, { processManager, ...(deps.approvals ? { approvals: deps.approvals } : {}) });
-  registerFileTools(registry, deps.readLimits ? { read: deps.readLimits } : {});
+  registerFileTools(registry, {
+    ...(deps.readLimits ? { read: deps.readLimits } : {}),
+    ...(deps.diagnose ? { diagnose: deps.diagnose } : {}),
+  });
   registerTodoTools(registry);
   registerClarifyTools(registry);
   registerMemoryTools(registry);
@@ -85,4 +94,12 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
     ...(deps.webAllowPrivateUrls ? { allowPrivateUrls: true } : {}),
     ...(deps.websiteBlocklist ? { blocklist: deps.websiteBlocklist } : {}),
   });
+  registerBrowserTools(
+    registry,
+    deps.browser ??
+      new BrowserTools({
+        ...(deps.websiteBlocklist ? { blocklist: deps.websiteBlocklist } : {}),
+        ...(deps.vision?.analyze ? { analyze: deps.vision.analyze } : {}),
+      }),
+  );
 }

@@ -6,11 +6,13 @@ import { existsSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "../../util/schema/index.js";
 import { fuzzyFindAndReplace, unifiedDiff } from "../fuzzy-patch.js";
+import { diagnoseEdited } from "../lsp/hook.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import type { TextFormat } from "../text-encoding.js";
 import { describeFsError, encodeForFile, isBinaryFile, json, readEditableFile, writeFileAtomic } from "./file-io.js";
 import { approvePersistentWrite, checkWritePath, displayPath } from "./file-paths.js";
 import { type PatchHunk, PatchParseError, parseV4aPatch } from "./v4a-patch.js";
+import { DIAGNOSTICS_SENTENCE, type EditToolOptions } from "./write-file.js";
 
 export const patchParameters = z.object({
   mode: z.enum(["replace", "patch"]).optional().describe('"replace" (default) or "patch" (V4A, several files)'),
@@ -43,7 +45,10 @@ function readTextForEdit(real: string, shown: string): { text: string; format: T
   }
 }
 
-async function replaceMode(args: PatchArgs, ctx: ToolContext): Promise<string> {
+/** Files of one V4A patch checked by a language server; more would make one edit wait on many servers. */
+const MAX_DIAGNOSED_FILES = 10;
+
+async function replaceMode(args: PatchArgs, ctx: ToolContext, options: EditToolOptions): Promise<string> {
   if (!args.path) return json({ error: "replace mode needs path" });
   if (args.old_string === undefined || args.new_string === undefined) {
     return json({ error: "replace mode needs old_string and new_string" });
@@ -68,12 +73,16 @@ async function replaceMode(args: PatchArgs, ctx: ToolContext): Promise<string> {
   } catch (error) {
     return json({ error: describeFsError(error, shown) });
   }
+  const checked = await diagnoseEdited(options.diagnose, [
+    { path: check.real, text: result.content, shown, cwd: ctx.cwd, signal: ctx.signal },
+  ]);
   return json({
     success: true,
     path: shown,
     replacements: result.count,
     strategy: result.strategy,
     diff: unifiedDiff(read.text, result.content, shown),
+    ...checked,
   });
 }
 
@@ -122,7 +131,7 @@ interface PlannedWrite {
   bytes?: Buffer;
 }
 
-async function patchMode(args: PatchArgs, ctx: ToolContext): Promise<string> {
+async function patchMode(args: PatchArgs, ctx: ToolContext, options: EditToolOptions): Promise<string> {
   if (!args.patch) return json({ error: "patch mode needs the patch text" });
   let operations: ReturnType<typeof parseV4aPatch>;
   try {
@@ -181,10 +190,18 @@ async function patchMode(args: PatchArgs, ctx: ToolContext): Promise<string> {
     const refusal = write.after === null ? undefined : await approvePersistentWrite(write.real, ctx);
     if (refusal) return json({ success: false, error: refusal });
   }
-  return commitPlan(planned);
+  const committed = commitPlan(planned);
+  if (committed.success !== true) return json(committed);
+  const written = planned.flatMap((write) =>
+    write.after === null
+      ? []
+      : [{ path: write.real, text: write.after, shown: write.shown, cwd: ctx.cwd, signal: ctx.signal }],
+  );
+  const checked = await diagnoseEdited(options.diagnose, written.slice(0, MAX_DIAGNOSED_FILES));
+  return json({ ...committed, ...checked });
 }
 
-function commitPlan(planned: PlannedWrite[]): string {
+function commitPlan(planned: PlannedWrite[]): Record<string, unknown> {
   const diffs: string[] = [];
   const modified: string[] = [];
   const created: string[] = [];
@@ -200,33 +217,34 @@ function commitPlan(planned: PlannedWrite[]): string {
         (write.before === null ? created : modified).push(write.shown);
       }
     } catch (error) {
-      return json({ success: false, error: describeFsError(error, write.shown), files_changed_before_error: modified });
+      return { success: false, error: describeFsError(error, write.shown), files_changed_before_error: modified };
     }
     diffs.push(unifiedDiff(write.before ?? "", write.after ?? "", write.shown));
   }
-  return json({
+  return {
     success: true,
     files_modified: modified,
     files_created: created,
     files_deleted: deleted,
     diff: diffs.join("\n"),
-  });
+  };
 }
 
-export async function patchTool(args: PatchArgs, ctx: ToolContext): Promise<string> {
+export async function patchTool(args: PatchArgs, ctx: ToolContext, options: EditToolOptions = {}): Promise<string> {
   const mode = args.mode ?? (args.patch && !args.path ? "patch" : "replace");
-  return mode === "patch" ? patchMode(args, ctx) : replaceMode(args, ctx);
+  return mode === "patch" ? patchMode(args, ctx, options) : replaceMode(args, ctx, options);
 }
 
-export function registerPatchTool(registry: ToolRegistry): void {
+export function registerPatchTool(registry: ToolRegistry, options: EditToolOptions = {}): void {
   registry.register({
     name: "patch",
     toolset: "file",
     description:
       "Edit files in place: replace old_string with new_string (whitespace, indentation and quote differences " +
-      "tolerated), or apply a V4A patch that adds, updates, moves and deletes files. Returns a unified diff.",
+      "tolerated), or apply a V4A patch that adds, updates, moves and deletes files. Returns a unified diff." +
+      (options.diagnose ? DIAGNOSTICS_SENTENCE : ""),
     parameters: patchParameters,
-    handler: patchTool,
+    handler: (args, ctx) => patchTool(args, ctx, options),
     parallelSafe: false,
     pathArgs: ["path"],
     emoji: "🔧",

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "../../util/schema/index.js";
+import { type DiagnoseHook, diagnoseEdited } from "../lsp/hook.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 import type { TextFormat } from "../text-encoding.js";
 import {
@@ -22,7 +23,19 @@ export const writeFileParameters = z.object({
 
 export type WriteFileArgs = z.infer<typeof writeFileParameters>;
 
-export async function writeFileTool(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
+export interface EditToolOptions {
+  /** Asked after a successful write for the file's language-server diagnostics (`lsp.*`). */
+  diagnose?: DiagnoseHook;
+}
+
+/** Said in the edit tools' descriptions when a language server may check what they write. */
+export const DIAGNOSTICS_SENTENCE = " Adds the file's language-server diagnostics when available.";
+
+export async function writeFileTool(
+  args: WriteFileArgs,
+  ctx: ToolContext,
+  options: EditToolOptions = {},
+): Promise<string> {
   const check = checkWritePath(args.path, ctx.cwd);
   if (!check.ok) return json({ error: check.error });
   const shown = displayPath(check.path, ctx.cwd);
@@ -43,6 +56,9 @@ export async function writeFileTool(args: WriteFileArgs, ctx: ToolContext): Prom
     const encoded = encodeForFile(args.content, format);
     if ("error" in encoded) return json({ error: `${shown}: ${encoded.error}` });
     writeFileAtomic(target, encoded.bytes);
+    const checked = await diagnoseEdited(options.diagnose, [
+      { path: target, text: args.content, shown, cwd: ctx.cwd, signal: ctx.signal },
+    ]);
     return json({
       success: true,
       path: shown,
@@ -50,6 +66,7 @@ export async function writeFileTool(args: WriteFileArgs, ctx: ToolContext): Prom
       created,
       ...(dirsCreated ? { dirs_created: true } : {}),
       ...(format === NEW_FILE_FORMAT ? {} : formatNote(format)),
+      ...checked,
     });
   } catch (error) {
     return json({ error: describeFsError(error, shown) });
@@ -64,15 +81,16 @@ function formatNote(format: TextFormat): Record<string, string> {
   return kept.length > 0 ? { note: `Kept the file's ${kept.join(", ")}.` } : {};
 }
 
-export function registerWriteFileTool(registry: ToolRegistry): void {
+export function registerWriteFileTool(registry: ToolRegistry, options: EditToolOptions = {}): void {
   registry.register({
     name: "write_file",
     toolset: "file",
     description:
       "Create or overwrite a file (parent directories are created). Returns JSON with the path and bytes written. " +
-      "For small edits use patch.",
+      "For small edits use patch." +
+      (options.diagnose ? DIAGNOSTICS_SENTENCE : ""),
     parameters: writeFileParameters,
-    handler: writeFileTool,
+    handler: (args, ctx) => writeFileTool(args, ctx, options),
     parallelSafe: false,
     pathArgs: ["path"],
     emoji: "✍️",

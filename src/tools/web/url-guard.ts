@@ -88,10 +88,11 @@ export async function privateUrlReason(
   url: URL,
   lookup: Lookup = systemLookup,
   tool = "web_extract",
+  settingKey = "web.allow_private_urls",
 ): Promise<string | null> {
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const refuse = (what: string) =>
-    `${url.host} is ${what}; ${tool} reads only public addresses (set web.allow_private_urls: true to allow it)`;
+    `${url.host} is ${what}; ${tool} reads only public addresses (set ${settingKey}: true to allow it)`;
   if (host === "localhost" || host.endsWith(".localhost")) return refuse("this machine");
   if (isIP(host)) return isPrivateAddress(host) ? refuse("a private or local address") : null;
   let addresses: string[];
