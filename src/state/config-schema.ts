@@ -324,7 +324,7 @@ export const configSchema = z.object(
        * Our addition: estimated tokens the tool schemas of a request may take; past it, MCP tools and
        * rarely used built-ins are reached through tool_search. 0 sends every schema.
        */
-      tool_schema_budget: integerAtLeast(0, 3300),
+      tool_schema_budget: integerAtLeast(0, 3500),
       /** Toolsets taken away from whatever `toolsets` or `platform_toolsets` enable. */
       disabled_toolsets: stringList(),
       /** Your own words about this environment, added to the system prompt's environment layer. */

@@ -39,27 +39,30 @@ export function effectiveSchemaBudget(
   return Math.max(1, Math.min(budget, Math.floor((contextLength * search.threshold_pct) / 100)));
 }
 
-/** Built-ins few turns need, hidden (after MCP tools) when the budget is exceeded. */
-const RARELY_USED = [
-  "send_message",
-  "text_to_speech",
-  "image_generate",
-  "cronjob",
-  "vision_analyze",
-  "ha_list_entities",
-  "ha_get_state",
-  "ha_list_services",
-  "ha_call_service",
-  "browser_get_images",
-  "browser_vision",
-  "browser_console",
-  "browser_press",
-  "browser_back",
-  "browser_scroll",
-  "browser_type",
-  "browser_click",
-  "browser_snapshot",
-  "browser_navigate",
+/**
+ * Built-ins few turns need, hidden first when the budget is exceeded, in this order; a family
+ * (the browser's ten tools, Home Assistant's four) leaves the request as a whole. The user's
+ * own MCP tools go only after these: a server someone configured is more likely to be wanted.
+ */
+const RARELY_USED: readonly (readonly string[])[] = [
+  [
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_click",
+    "browser_type",
+    "browser_scroll",
+    "browser_back",
+    "browser_press",
+    "browser_get_images",
+    "browser_vision",
+    "browser_console",
+  ],
+  ["send_message"],
+  ["text_to_speech"],
+  ["image_generate"],
+  ["vision_analyze"],
+  ["cronjob"],
+  ["ha_list_entities", "ha_get_state", "ha_list_services", "ha_call_service"],
 ];
 
 export interface PublishedTools {
@@ -84,10 +87,11 @@ export function schemaTokens(definitions: readonly FunctionDefinition[]): number
 }
 
 /** Hiding order: MCP tools from the last registered back, then the rarely used built-ins. */
-function hidingOrder(registry: ToolRegistry, names: readonly string[]): string[] {
+/** What may be hidden, in the order it is: groups that leave the request together. */
+function hidingOrder(registry: ToolRegistry, names: readonly string[]): string[][] {
+  const rare = RARELY_USED.map((group) => group.filter((name) => names.includes(name))).filter((g) => g.length);
   const mcp = names.filter((name) => registry.get(name)?.toolset.startsWith("mcp-")).reverse();
-  const rare = RARELY_USED.filter((name) => names.includes(name));
-  return [...mcp, ...rare];
+  return [...rare, ...mcp.map((name) => [name])];
 }
 
 /**
@@ -124,8 +128,8 @@ function publishFrom(
   registerToolSearch(registry);
   const hiddenNames = new Set<string>();
   let published = all;
-  for (const name of candidates) {
-    hiddenNames.add(name);
+  for (const group of candidates) {
+    for (const name of group) hiddenNames.add(name);
     const hidden = all.filter((def) => hiddenNames.has(def.function.name));
     published = [...all.filter((def) => !hiddenNames.has(def.function.name)), ...searchDefinitions(hidden)];
     if (schemaTokens(published) <= budget) break;

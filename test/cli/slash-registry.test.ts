@@ -71,6 +71,7 @@ test("the built-in registry has every documented command and alias, and /help li
     "resume",
     "sessions",
     "compress",
+    "goal",
     "stop",
     "steer",
     "queue",
