@@ -9,6 +9,7 @@
 import { z } from "../util/schema/index.js";
 import { estimateTextTokens } from "../util/tokens.js";
 import { type FunctionDefinition, type ToolContext, type ToolRegistry, toJsonSchema } from "./registry.js";
+import { BROWSER_TOOLS, HOME_ASSISTANT_TOOLS } from "./toolsets.js";
 
 export const TOOL_SEARCH = "tool_search";
 export const TOOL_DESCRIBE = "tool_describe";
@@ -45,24 +46,13 @@ export function effectiveSchemaBudget(
  * own MCP tools go only after these: a server someone configured is more likely to be wanted.
  */
 const RARELY_USED: readonly (readonly string[])[] = [
-  [
-    "browser_navigate",
-    "browser_snapshot",
-    "browser_click",
-    "browser_type",
-    "browser_scroll",
-    "browser_back",
-    "browser_press",
-    "browser_get_images",
-    "browser_vision",
-    "browser_console",
-  ],
+  BROWSER_TOOLS,
   ["send_message"],
   ["text_to_speech"],
   ["image_generate"],
   ["vision_analyze"],
   ["cronjob"],
-  ["ha_list_entities", "ha_get_state", "ha_list_services", "ha_call_service"],
+  HOME_ASSISTANT_TOOLS,
 ];
 
 export interface PublishedTools {

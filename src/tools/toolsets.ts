@@ -18,7 +18,7 @@ export interface ToolsetInput {
   includes?: string[];
 }
 
-const BROWSER_TOOLS = [
+export const BROWSER_TOOLS: readonly string[] = [
   "browser_navigate",
   "browser_snapshot",
   "browser_click",
@@ -31,7 +31,12 @@ const BROWSER_TOOLS = [
   "browser_console",
 ];
 
-const HOME_ASSISTANT_TOOLS = ["ha_list_entities", "ha_get_state", "ha_list_services", "ha_call_service"];
+export const HOME_ASSISTANT_TOOLS: readonly string[] = [
+  "ha_list_entities",
+  "ha_get_state",
+  "ha_list_services",
+  "ha_call_service",
+];
 
 /** The tools every full platform toolset (CLI and messaging platforms) starts from. */
 export const HERMES_CORE_TOOLS: readonly string[] = [

@@ -68,7 +68,7 @@ function pages(privateBase: string): Record<string, string> {
     "/second": html("Second", "<p>You reached the second page</p>"),
     "/vanish": html(
       "Vanishing",
-      `<button onclick="setTimeout(() => { document.getElementById('doomed').remove(); console.log('removed'); }, 300)">Start</button>
+      `<button onclick="setTimeout(() => { document.getElementById('doomed').remove(); console.log('removed'); }, 1500)">Start</button>
        <button id="doomed">Doomed</button>
        <button style="position: absolute; left: -9999px; width: 0; height: 0; padding: 0; border: 0; overflow: hidden">Tiny</button>`,
     ),

@@ -11,7 +11,6 @@ import { titleWithAuxiliary } from "../../agent/session-title.js";
 import { lastUserMessageIndex } from "../../agent/turn-checks.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
-import { continuationPrompt, describeGoal, GOAL_TURN_PREFIX, GoalBook, judgeGoal } from "../../runtime/goals.js";
 import { externalSkillDirs } from "../../runtime/skill-dirs.js";
 import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
@@ -24,17 +23,11 @@ import { recapSettings } from "../resume-recap.js";
 import { buildRuntime, type Runtime, type RuntimeOptions } from "../runtime.js";
 import { SessionTitler } from "../session-titles.js";
 import { createSlashRegistry } from "../slash/commands.js";
-import type {
-  ContextStatus,
-  DisplaySettings,
-  GoalControl,
-  SessionUsage,
-  SlashContext,
-  ToolProgressMode,
-} from "../slash/context.js";
+import type { ContextStatus, DisplaySettings, SessionUsage, SlashContext, ToolProgressMode } from "../slash/context.js";
 import { describeUnresolved, type SlashRegistry, type SlashResolution } from "../slash/registry.js";
 import { displayOptionsFrom } from "./display-options.js";
 import { registerPluginCommands, registerQuickCommands } from "./extra-commands.js";
+import { GoalDriver } from "./goal-driver.js";
 
 export interface TurnOutcome {
   text: string;
@@ -96,7 +89,20 @@ export class ChatController implements SlashContext {
   private closed = false;
   /** /stop was used during the running turn: a standing goal pauses instead of going on. */
   private stopRequested = false;
-  readonly goals: GoalControl = this.goalControl();
+  readonly goals: GoalDriver = new GoalDriver({
+    sessionId: () => this.current.agent.sessionId,
+    home: () => this.current.agent.options.home,
+    maxTurns: () => this.current.config.goals.max_turns,
+    auxiliary: () => this.current.auxiliary(),
+    print: (text) => this.print(text),
+    queue: this.queue,
+    takeStopRequest: () => {
+      const stopped = this.stopRequested;
+      this.stopRequested = false;
+      return stopped;
+    },
+    closed: () => this.closed,
+  });
   private readonly titler = new SessionTitler(
     titleWithAuxiliary(
       () => this.current.auxiliary(),
@@ -253,81 +259,7 @@ export class ChatController implements SlashContext {
     while (next !== undefined && !this.closed) {
       const outcome = await this.runTurn(next);
       // What the user sent meanwhile goes first; a standing goal's next step only after it.
-      next = this.queue.shift() ?? (outcome ? await this.goalStep(outcome) : undefined);
-    }
-  }
-
-  private goalBook(): GoalBook | undefined {
-    const home = this.current.agent.options.home;
-    return home ? new GoalBook(home) : undefined;
-  }
-
-  /** After a turn: a standing goal's judge decides whether the agent goes on; its notice is shown. */
-  private async goalStep(outcome: TurnOutcome): Promise<string | undefined> {
-    const stopped = this.stopRequested;
-    this.stopRequested = false;
-    const book = this.goalBook();
-    if (!book || this.closed) return undefined;
-    const { continueWith, notice } = await book.afterTurn(
-      this.current.agent.sessionId,
-      {
-        reply: outcome.result?.finalResponse ?? "",
-        interrupted: stopped || Boolean(outcome.result?.interrupted),
-        failed: outcome.result === undefined || Boolean(outcome.error && !outcome.result.finalResponse),
-      },
-      async (goal, reply) => judgeGoal(await this.current.auxiliary(), goal, reply),
-    );
-    if (notice) this.print(notice);
-    if (continueWith && this.stopRequested) {
-      // /stop while the judge was deciding: no next step.
-      this.stopRequested = false;
-      book.setStatus(this.current.agent.sessionId, "paused", "stopped with /stop");
-      this.print("Goal paused: stopped with /stop. /goal resume to go on.");
-      return undefined;
-    }
-    return continueWith;
-  }
-
-  private goalControl(): GoalControl {
-    const sessionId = () => this.current.agent.sessionId;
-    const book = () => {
-      const found = this.goalBook();
-      if (!found) throw new Error("this session has no Hermes home to keep a goal in");
-      return found;
-    };
-    return {
-      status: () => describeGoal(this.goalBook()?.get(sessionId())),
-      set: (text) => {
-        const state = book().set(sessionId(), text, this.current.config.goals.max_turns);
-        return {
-          message: `Goal set (up to ${state.maxTurns} turns; /goal pause or /stop halts it): ${state.goal}`,
-          start: continuationPrompt(state),
-        };
-      },
-      pause: () => {
-        const state = book().setStatus(sessionId(), "paused", "paused with /goal pause");
-        this.dropGoalContinuations();
-        return state ? "Goal paused. /goal resume to go on." : describeGoal(undefined);
-      },
-      resume: () => {
-        const state = book().setStatus(sessionId(), "active");
-        if (!state) return { message: describeGoal(undefined) };
-        return {
-          message: `Goal resumed with a fresh budget of ${state.maxTurns} turns: ${state.goal}`,
-          start: continuationPrompt(state),
-        };
-      },
-      clear: () => {
-        this.dropGoalContinuations();
-        return book().clear(sessionId()) ? "Goal cleared." : describeGoal(undefined);
-      },
-    };
-  }
-
-  /** Queued next steps of a goal that was just paused or cleared. */
-  private dropGoalContinuations(): void {
-    for (let i = this.queue.length - 1; i >= 0; i--) {
-      if (this.queue[i]!.startsWith(GOAL_TURN_PREFIX)) this.queue.splice(i, 1);
+      next = this.queue.shift() ?? (outcome ? await this.goals.afterTurn(outcome) : undefined);
     }
   }
 
