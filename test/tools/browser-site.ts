@@ -68,8 +68,7 @@ function pages(privateBase: string): Record<string, string> {
     "/second": html("Second", "<p>You reached the second page</p>"),
     "/vanish": html(
       "Vanishing",
-      `<button onclick="fetch('/vanish-go').then(() => { document.getElementById('doomed').remove(); console.log('removed'); })">Start</button>
-       <button id="doomed">Doomed</button>
+      `<button id="doomed">Doomed</button>
        <button style="position: absolute; left: -9999px; width: 0; height: 0; padding: 0; border: 0; overflow: hidden">Tiny</button>`,
     ),
     "/choices": html(
@@ -120,8 +119,6 @@ export interface Site {
   privateHits: string[];
   /** Requests to /hold that are still open. */
   held: Set<IncomingMessage>;
-  /** Answers the /vanish page's pending request, after which the page removes its Doomed button. */
-  releaseVanish(): void;
   /** Whether `url` is on the stand-in private server (the tests' URL check). */
   isPrivate(url: URL): boolean;
   close(): Promise<void>;
@@ -136,8 +133,6 @@ function listen(server: Server): Promise<string> {
 export async function startSite(): Promise<Site> {
   const privateHits: string[] = [];
   const held = new Set<IncomingMessage>();
-  const vanishWaiting: Array<() => void> = [];
-  let vanishReleased = false;
   const privateServer = createServer((req, res) => {
     privateHits.push(req.url ?? "");
     res.writeHead(200, { "content-type": "text/html" }).end("<title>Internal</title><p>internal secret</p>");
@@ -181,12 +176,6 @@ export async function startSite(): Promise<Site> {
       });
       return res.end("binary stuff");
     }
-    if (path === "/vanish-go") {
-      // Held until the test says so: no page timer (which a background tab may throttle) decides when.
-      vanishWaiting.push(() => res.writeHead(204).end());
-      if (vanishReleased) for (const answer of vanishWaiting.splice(0)) answer();
-      return;
-    }
     if (path === "/hold") {
       held.add(req);
       req.on("close", () => held.delete(req));
@@ -203,10 +192,6 @@ export async function startSite(): Promise<Site> {
     privateBase,
     privateHits,
     held,
-    releaseVanish: () => {
-      vanishReleased = true;
-      for (const answer of vanishWaiting.splice(0)) answer();
-    },
     isPrivate: (url) => url.port === privatePort,
     close: async () => {
       for (const s of [server, privateServer]) {
