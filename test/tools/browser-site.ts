@@ -68,7 +68,8 @@ function pages(privateBase: string): Record<string, string> {
     "/second": html("Second", "<p>You reached the second page</p>"),
     "/vanish": html(
       "Vanishing",
-      `<button id="doomed">Doomed</button>
+      `<button onclick="fetch('/vanish-go').then(() => { document.getElementById('doomed').remove(); fetch('/vanish-done'); })">Start</button>
+       <button id="doomed">Doomed</button>
        <button style="position: absolute; left: -9999px; width: 0; height: 0; padding: 0; border: 0; overflow: hidden">Tiny</button>`,
     ),
     "/choices": html(
@@ -119,6 +120,10 @@ export interface Site {
   privateHits: string[];
   /** Requests to /hold that are still open. */
   held: Set<IncomingMessage>;
+  /** Answers the /vanish page's pending request, after which the page removes its Doomed button. */
+  releaseVanish(): void;
+  /** Settles once the /vanish page reports that it removed its Doomed button. */
+  vanished: Promise<void>;
   /** Whether `url` is on the stand-in private server (the tests' URL check). */
   isPrivate(url: URL): boolean;
   close(): Promise<void>;
@@ -133,6 +138,12 @@ function listen(server: Server): Promise<string> {
 export async function startSite(): Promise<Site> {
   const privateHits: string[] = [];
   const held = new Set<IncomingMessage>();
+  const vanishWaiting: Array<() => void> = [];
+  let vanishReleased = false;
+  let reportVanished = () => {};
+  const vanished = new Promise<void>((resolve) => {
+    reportVanished = resolve;
+  });
   const privateServer = createServer((req, res) => {
     privateHits.push(req.url ?? "");
     res.writeHead(200, { "content-type": "text/html" }).end("<title>Internal</title><p>internal secret</p>");
@@ -176,6 +187,16 @@ export async function startSite(): Promise<Site> {
       });
       return res.end("binary stuff");
     }
+    if (path === "/vanish-go") {
+      // Held until the test says so: no page timer (which a background tab may throttle) decides when.
+      vanishWaiting.push(() => res.writeHead(204).end());
+      if (vanishReleased) for (const answer of vanishWaiting.splice(0)) answer();
+      return;
+    }
+    if (path === "/vanish-done") {
+      reportVanished();
+      return res.writeHead(204).end();
+    }
     if (path === "/hold") {
       held.add(req);
       req.on("close", () => held.delete(req));
@@ -192,6 +213,11 @@ export async function startSite(): Promise<Site> {
     privateBase,
     privateHits,
     held,
+    releaseVanish: () => {
+      vanishReleased = true;
+      for (const answer of vanishWaiting.splice(0)) answer();
+    },
+    vanished,
     isPrivate: (url) => url.port === privatePort,
     close: async () => {
       for (const s of [server, privateServer]) {

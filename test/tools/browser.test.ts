@@ -171,12 +171,21 @@ test("an unknown ref, and a ref from before a navigation, are errors that say to
   assert.match(String(stale.error), /browser_snapshot/);
 });
 
-test("a ref whose element has no box to click is an error that says so", async (t) => {
+test("a ref whose element has left the page, or has no box to click, is an error that says so", async (t) => {
   if (withoutChromium(t)) return;
   const opened = await browser.call("browser_navigate", { url: `${site.base}/vanish` }, "vanish");
   const tiny = await browser.call("browser_click", { ref: refOf(opened.snapshot, "button", "Tiny") }, "vanish");
   assert.equal(tiny.success, false);
   assert.match(String(tiny.error), /has no visible box to click/);
+  // Start asks the site for a go-ahead; the page removes the Doomed button once the test gives it,
+  // after the snapshot that names the button.
+  const started = await browser.call("browser_click", { ref: refOf(opened.snapshot, "button", "Start") }, "vanish");
+  const doomed = refOf(started.snapshot, "button", "Doomed");
+  site.releaseVanish();
+  await site.vanished;
+  const gone = await browser.call("browser_click", { ref: doomed }, "vanish");
+  assert.equal(gone.success, false);
+  assert.equal(gone.error, `${doomed} is no longer on the page. Take a new browser_snapshot.`);
 });
 
 test("a long page's snapshot is cut at 8,000 characters and says so; full: true shows more", async (t) => {
