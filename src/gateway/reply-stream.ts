@@ -25,6 +25,8 @@ export interface ReplyStreamOptions {
    * does not notify): the final is sent fresh and the preview removed. 0 or unset: always edit.
    */
   freshFinalAfterMs?: number;
+  /** Appended to the preview while it grows (default " ▉"). */
+  cursor?: string;
   toolProgress: ToolProgressMode;
   log?: (message: string) => void;
   now?: () => number;
@@ -59,6 +61,10 @@ export class ReplyStream {
     this.shownAt = this.now();
   }
 
+  private get cursor(): string {
+    return this.options.cursor ?? STREAM_CURSOR;
+  }
+
   private get streams(): boolean {
     const { adapter, streaming } = this.options;
     return streaming && adapter.canEdit && adapter.edit !== undefined;
@@ -91,7 +97,7 @@ export class ReplyStream {
   private onText(delta: string): void {
     this.text += delta;
     if (!this.streams || this.text.length < (this.options.previewAfterChars ?? MIN_PREVIEW_CHARS)) return;
-    if (this.text.length + STREAM_CURSOR.length > this.options.adapter.maxMessageLength) return;
+    if (this.text.length + this.cursor.length > this.options.adapter.maxMessageLength) return;
     const wait = this.lastEditAt + this.options.editIntervalMs - this.now();
     if (wait <= 0) this.flushPreview();
     else if (!this.editTimer) {
@@ -105,12 +111,12 @@ export class ReplyStream {
   private flushPreview(): void {
     this.lastEditAt = this.now();
     this.shownAt = this.lastEditAt;
-    const text = this.text + STREAM_CURSOR;
+    const text = this.text + this.cursor;
     this.chain(async () => {
       const { adapter, address } = this.options;
-      if (this.previewId) await adapter.edit?.(address, this.previewId, text);
+      if (this.previewId) await adapter.edit?.(address, this.previewId, text, true);
       else {
-        this.previewId = (await adapter.send({ ...address, text })).messageId ?? undefined;
+        this.previewId = (await adapter.send({ ...address, text, preview: true })).messageId ?? undefined;
         this.previewSince = this.now();
       }
     });

@@ -82,6 +82,7 @@ export class GatewayRunner {
   private readonly supervisors: AdapterSupervisor[] = [];
   private readonly accepting = new Set<Promise<void>>();
   private stopping = false;
+  private readonly stopController = new AbortController();
   private recovering: Promise<void> | undefined;
   private pruner: NodeJS.Timeout | undefined;
   private orphanSweeper: NodeJS.Timeout | undefined;
@@ -136,6 +137,11 @@ export class GatewayRunner {
   /** True once stop() has begun. */
   get isStopping(): boolean {
     return this.stopping;
+  }
+
+  /** Aborted once stop() has begun: pauses that only pace a reply end at once. */
+  get stopSignal(): AbortSignal {
+    return this.stopController.signal;
   }
 
   log(message: string): void {
@@ -262,6 +268,7 @@ export class GatewayRunner {
    */
   async stop(drainMs = 0): Promise<void> {
     this.stopping = true;
+    this.stopController.abort();
     clearInterval(this.pruner);
     clearInterval(this.orphanSweeper);
     // A sweep under way may still hand turns to the lanes: let it finish first.

@@ -27,7 +27,18 @@ export interface PlatformDisplay {
   previewAfterChars: number;
   /** A preview older than this is replaced by a fresh message, not edited (`streaming.fresh_final_after_seconds`; 0 = never). */
   freshFinalAfterMs: number;
+  /** Appended to a growing preview (`streaming.cursor`). */
+  cursor: string;
 }
+
+/** The pause before each further part of a reply, drawn between these (`human_delay`). */
+export interface HumanDelay {
+  minMs: number;
+  maxMs: number;
+}
+
+/** The range `natural` draws from (the original's defaults). */
+const NATURAL_DELAY: HumanDelay = { minMs: 800, maxMs: 2500 };
 
 export interface GatewaySettings {
   keys: SessionKeyOptions;
@@ -47,6 +58,8 @@ export interface GatewaySettings {
   display(platform: string): PlatformDisplay;
   /** The toolsets agents on this platform get. */
   toolsets(platform: string): string[];
+  /** null: the parts of a reply follow each other at once. */
+  humanDelay: HumanDelay | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -116,8 +129,10 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
         editIntervalMs: Math.round((own?.edit_interval ?? config.streaming.edit_interval ?? 1) * 1000),
         previewAfterChars: config.streaming.buffer_threshold,
         freshFinalAfterMs: Math.round(config.streaming.fresh_final_after_seconds * 1000),
+        cursor: config.streaming.cursor,
       };
     },
+    humanDelay: humanDelay(config.human_delay),
     toolsets(platform) {
       const own = config.platform_toolsets[platform];
       if (own) return own;
@@ -125,6 +140,12 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
       return [validateToolset(`hermes-${platform}`) ? `hermes-${platform}` : "hermes-telegram"];
     },
   };
+}
+
+function humanDelay(setting: HermesConfig["human_delay"]): HumanDelay | null {
+  if (setting.mode === "off") return null;
+  if (setting.mode === "natural") return NATURAL_DELAY;
+  return { minMs: setting.min_ms, maxMs: setting.max_ms };
 }
 
 /** Platform settings from `platforms.<name>` and `gateway.platforms.<name>` (top level wins). */

@@ -7,6 +7,7 @@
 
 import { createHash } from "node:crypto";
 import { basename, isAbsolute } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Agent } from "../agent/agent.js";
 import { lastUserMessageIndex } from "../agent/turn-checks.js";
 import { visionAnalyzer } from "../runtime/vision.js";
@@ -29,7 +30,7 @@ import { isSharedSession, sessionContextPrompt, withSender, withSentAt } from ".
 import { splitMessage } from "./split-message.js";
 import { type Transcription, transcribe } from "./transcription.js";
 import { timedOutNote, watchTurn } from "./turn-watch.js";
-import type { Attachment, InboundMessage } from "./types.js";
+import type { Attachment, ChatAddress, InboundMessage, PlatformAdapter } from "./types.js";
 
 export interface Turn {
   sessionKey: string;
@@ -215,6 +216,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     editIntervalMs: display.editIntervalMs,
     previewAfterChars: display.previewAfterChars,
     freshFinalAfterMs: display.freshFinalAfterMs,
+    cursor: display.cursor,
     toolProgress: watched ? (runner.toolProgressChoice.get(sessionKey) ?? display.toolProgress) : "off",
     log: (line) => runner.log(line),
   });
@@ -355,6 +357,7 @@ async function sendReply(
     .digest("hex")
     .slice(0, 32);
   for (const [index, part] of parts.entries()) {
+    if (index > 0) await pauseLikeAPerson(runner, adapter, target);
     await runner.deliveries.deliver({
       ...target,
       replyTo: index === 0 && ownChat ? message.messageId : null,
@@ -368,6 +371,23 @@ async function sendReply(
     });
   }
   await sendFiles(runner, turn, files);
+}
+
+/**
+ * `human_delay`: before each further part of a reply, the chat shows typing for a random while,
+ * as if a person were writing the next message. A stopping gateway does not wait.
+ */
+async function pauseLikeAPerson(
+  runner: GatewayRunner,
+  adapter: PlatformAdapter | undefined,
+  target: ChatAddress,
+): Promise<void> {
+  const range = runner.settings.humanDelay;
+  if (!range || runner.isStopping) return;
+  const ms = range.minMs + Math.floor(Math.random() * (range.maxMs - range.minMs + 1));
+  if (ms <= 0) return;
+  void adapter?.typing?.({ chatId: target.chatId, threadId: target.threadId }).catch(() => undefined);
+  await delay(ms, undefined, { signal: runner.stopSignal }).catch(() => undefined);
 }
 
 /** Files the reply asked to send, each as an image or a document; a failure is told in the chat. */

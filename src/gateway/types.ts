@@ -53,6 +53,8 @@ export interface OutboundText extends ChatAddress {
   replyTo?: string | null;
   /** Stable across retries: a platform that de-duplicates sends can use it. */
   idempotencyKey?: string;
+  /** A preview of a reply still being written, which edits will replace. */
+  preview?: boolean;
 }
 
 export interface SentMessage {
@@ -128,7 +130,8 @@ export interface PlatformAdapter {
   checkAlive?(): Promise<void>;
   disconnect(): Promise<void>;
   send(message: OutboundText): Promise<SentMessage>;
-  edit?(address: ChatAddress, messageId: string, text: string): Promise<void>;
+  /** `preview`: the text is a still-growing preview, not the final reply. */
+  edit?(address: ChatAddress, messageId: string, text: string, preview?: boolean): Promise<void>;
   delete?(address: ChatAddress, messageId: string): Promise<void>;
   typing?(address: ChatAddress): Promise<void>;
   sendFile?(address: ChatAddress, path: string, caption?: string): Promise<SentMessage>;

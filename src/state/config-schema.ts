@@ -30,6 +30,7 @@ import {
   hooksSection,
   learningSection,
   permissionsSection,
+  humanDelaySection,
   pluginsSection,
   skillsSection,
   streamingSection,
@@ -667,6 +668,8 @@ export const configSchema = z.object(
     telegram: telegramSection,
     discord: discordSection,
     slack: slackSection,
+    /** A pause before each further part of a reply sent in several messages (docs/gateway.md). */
+    human_delay: humanDelaySection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
     /** Seconds a start waits for MCP servers before the first turn; later ones join from the next turn. */

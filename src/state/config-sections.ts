@@ -40,9 +40,41 @@ export const streamingSection = z
       buffer_threshold: z.number(accepts("a whole number of characters")).int().min(1).default(24),
       /** Seconds after which the final reply arrives as a new message (it notifies) instead of an edit; 0 = always edit. */
       fresh_final_after_seconds: z.number(accepts("a number of seconds")).min(0).default(0),
+      /** Appended to a preview while it still grows ("" = nothing). */
+      cursor: z
+        .string(accepts('text such as " ▉", or "" for none'))
+        .max(16, accepts("at most 16 characters"))
+        .default(" ▉"),
     },
     accepts("a mapping of settings"),
   )
+  .prefault({});
+
+const HUMAN_DELAY_LIMIT_MS = 60_000;
+const delayMs = (fallback: number) =>
+  z
+    .number(accepts(`a whole number of milliseconds between 0 and ${HUMAN_DELAY_LIMIT_MS}`))
+    .int(accepts("a whole number of milliseconds"))
+    .min(0, accepts(`a whole number of milliseconds between 0 and ${HUMAN_DELAY_LIMIT_MS}`))
+    .max(HUMAN_DELAY_LIMIT_MS, accepts(`a whole number of milliseconds between 0 and ${HUMAN_DELAY_LIMIT_MS}`))
+    .default(fallback);
+
+/**
+ * A pause before each further part of a chat reply cut into several messages, as a person typing
+ * would leave: `natural` waits 800–2500 ms, `custom` between `min_ms` and `max_ms`.
+ */
+export const humanDelaySection = z
+  .object(
+    {
+      mode: z.enum(["off", "natural", "custom"], accepts('"off", "natural" or "custom"')).default("off"),
+      min_ms: delayMs(800),
+      max_ms: delayMs(2500),
+    },
+    accepts("a mapping of settings"),
+  )
+  .refine((value) => value.min_ms <= value.max_ms, {
+    error: () => "min_ms must not be larger than max_ms",
+  })
   .prefault({});
 
 /**

@@ -5,7 +5,6 @@
  * core's retries and reconnects.
  */
 
-import { STREAM_CURSOR } from "../reply-stream.js";
 import type {
   AdapterEvents,
   ApprovalPrompt,
@@ -137,11 +136,12 @@ export class TestAdapter implements PlatformAdapter {
     return { messageId };
   }
 
-  async edit(_address: ChatAddress, messageId: string, text: string): Promise<void> {
+  async edit(_address: ChatAddress, messageId: string, text: string, preview = false): Promise<void> {
     const record = this.sent.find((s) => s.messageId === messageId);
     if (!record) throw new PlatformSendError(`no message ${messageId} to edit`, { retryable: false });
     record.edits.push(text);
     record.current = text;
+    record.preview = preview;
     this.notify();
   }
 
@@ -157,9 +157,7 @@ export class TestAdapter implements PlatformAdapter {
 
   /** Texts sent to a chat as they read now (after edits; previews still growing left out), oldest first. */
   texts(chatId?: string): string[] {
-    return this.sent
-      .filter((s) => !s.deleted && !s.current.endsWith(STREAM_CURSOR) && (!chatId || s.chatId === chatId))
-      .map((s) => s.current);
+    return this.sent.filter((s) => !s.deleted && !s.preview && (!chatId || s.chatId === chatId)).map((s) => s.current);
   }
 
   /** Resolves once what was sent satisfies `test`. */

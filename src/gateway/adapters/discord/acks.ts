@@ -11,7 +11,6 @@
  *
  * Reactions are best effort: a failure is logged and never fails the send it rides on.
  */
-import { STREAM_CURSOR } from "../../reply-stream.js";
 
 export interface ReactionCalls {
   add(channelId: string, messageId: string, emoji: string): Promise<void>;
@@ -57,17 +56,17 @@ export class Acknowledgements {
   /** After a send succeeded. */
   async sent(
     channelId: string,
-    text: string,
     replyTo: string | null | undefined,
     sentId: string | null,
+    preview: boolean,
   ): Promise<void> {
-    if (sentId && !replyTo && text.endsWith(STREAM_CURSOR)) this.previews.add(sentId);
+    if (sentId && !replyTo && preview) this.previews.add(sentId);
     if (replyTo) await this.answered(channelId, (item) => item.messageId === replyTo);
   }
 
   /** After an edit succeeded. */
-  async edited(channelId: string, messageId: string, text: string): Promise<void> {
-    if (!this.previews.has(messageId) || text.endsWith(STREAM_CURSOR)) return;
+  async edited(channelId: string, messageId: string, preview: boolean): Promise<void> {
+    if (!this.previews.has(messageId) || preview) return;
     this.previews.delete(messageId);
     await this.answered(channelId, (item) => item.working);
   }

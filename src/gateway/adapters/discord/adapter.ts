@@ -223,18 +223,18 @@ export class DiscordAdapter implements PlatformAdapter {
       ...nonceOf(message.idempotencyKey),
     };
     const sent = await this.call("sending a message", () => this.rest.post(Routes.channelMessages(channel), { body }));
-    await this.acks.sent(channel, message.text, message.replyTo, sent.id);
+    await this.acks.sent(channel, message.replyTo, sent.id, message.preview === true);
     return { messageId: sent.id };
   }
 
-  async edit(address: ChatAddress, messageId: string, text: string): Promise<void> {
+  async edit(address: ChatAddress, messageId: string, text: string, preview = false): Promise<void> {
     const channel = targetChannel(address);
     await this.call("editing a message", () =>
       this.rest.patch(Routes.channelMessage(channel, messageId), {
         body: { content: text, allowed_mentions: NO_PINGS },
       }),
     );
-    await this.acks.edited(channel, messageId, text);
+    await this.acks.edited(channel, messageId, preview);
   }
 
   async delete(address: ChatAddress, messageId: string): Promise<void> {
