@@ -8,6 +8,7 @@ import type { AuxiliaryClient } from "../agent/auxiliary.js";
 import { PROVIDERS } from "../llm/providers.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { type ApprovalPolicy, approvalPolicyFromConfig, type SmartJudge } from "../tools/approval/policy.js";
+import { tirithScannerFromConfig } from "../tools/approval/tirith.js";
 import type { BrowserTools } from "../tools/builtin/browser.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
 import type { ReadLimits } from "../tools/builtin/read-file.js";
@@ -72,6 +73,7 @@ export async function assembleTools(
     yolo: input.yolo,
     persistAllowlist: (pattern) => persistAllowlist(home, config, pattern),
     ...(input.smartJudge ? { smartJudge: input.smartJudge } : {}),
+    scanCommand: tirithScannerFromConfig(config.security, home, input.notice),
   });
   const passthrough = new Set(config.terminal.env_passthrough);
   const agentKeys = [...PROVIDERS.flatMap((p) => p.keyEnvVars), "API_SERVER_KEY"];

@@ -605,6 +605,14 @@ export const configSchema = z.object(
         /** Files of rules, one per line (`#` comments); relative paths are under $HERMES_HOME. */
         shared_files: stringList(),
       }),
+      /** tirith checks each command before it runs, where it is installed (see docs/security.md). */
+      tirith_enabled: bool(true),
+      /** The tirith program: a name looked up on PATH (then $HERMES_HOME/bin), or a path. */
+      tirith_path: nonEmptyText().default("tirith"),
+      /** Seconds one check may take. */
+      tirith_timeout: numberBetween(0.1, 300, 5),
+      /** When tirith cannot answer: true leaves the command to our own rules, false asks first. */
+      tirith_fail_open: bool(true),
     }),
     web: section({
       /** Search/extract backend: "" picks the first with a key (tavily, exa, firecrawl). */

@@ -3,7 +3,8 @@
  *
  * 1. hardline blocklist: never runs, whatever the mode (even `off`/yolo);
  * 2. `approvals.deny` globs: refused without asking, even in yolo;
- * 3. commands the dangerous-pattern detector does not flag run;
+ * 3. commands the dangerous-pattern detector does not flag run, unless an outside scanner
+ *    (`scanCommand`: tirith, see tirith.ts) flags them; a scanner never clears what our rules flag;
  * 4. mode `off` (or yolo) runs everything else, as does a call the session's permission mode or a
  *    `permissions.allow` rule already allowed (`ctx.preapproved`);
  * 5. the permanent `command_allowlist` and this session's approvals run;
@@ -29,6 +30,11 @@ export interface SmartJudgeRequest {
 /** An auxiliary-model risk check for `smart` mode. Errors count as "escalate". */
 export type SmartJudge = (request: SmartJudgeRequest, signal: AbortSignal) => Promise<SmartVerdict>;
 
+/** Why a command needs a yes; `key` names its kind for session approvals and `command_allowlist`. */
+export type ApprovalTarget = { key: string; description: string };
+/** A second opinion on a command our rules let through: a reason to ask, or null for none. */
+export type CommandScanner = (command: string, ctx: ToolContext) => Promise<ApprovalTarget | null>;
+
 export interface ApprovalPolicyOptions {
   /** `approvals.mode`; default "manual". */
   mode?: ApprovalMode;
@@ -47,6 +53,7 @@ export interface ApprovalPolicyOptions {
   /** Saves the exact command (`cmd:...`) answered with "always" (the caller writes it to `command_allowlist`). */
   persistAllowlist?: (pattern: string) => void | Promise<void>;
   smartJudge?: SmartJudge;
+  scanCommand?: CommandScanner;
 }
 
 export type AllowedVia = "safe" | "yolo" | "permission" | "allowlist" | "session" | "user" | "smart" | "unattended";
@@ -69,6 +76,7 @@ export class ApprovalPolicy {
   mode: ApprovalMode;
   yolo: boolean;
   smartJudge: SmartJudge | undefined;
+  scanCommand: CommandScanner | undefined;
   private readonly timeoutMs: number;
   private readonly denyRules: string[];
   private readonly cronMode: UnattendedAction;
@@ -81,6 +89,7 @@ export class ApprovalPolicy {
     this.mode = options.mode ?? "manual";
     this.yolo = options.yolo ?? false;
     this.smartJudge = options.smartJudge;
+    this.scanCommand = options.scanCommand;
     this.timeoutMs = (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     this.denyRules = [...(options.deny ?? [])];
     this.cronMode = options.cronMode ?? "deny";
@@ -118,9 +127,11 @@ export class ApprovalPolicy {
       };
     }
     const danger = detectDangerousCommand(command);
-    if (!danger.dangerous) return { allowed: true, via: "safe" };
-    const key = danger.key ?? danger.description ?? "dangerous";
-    const description = danger.description ?? key;
+    const ownKey = danger.key ?? danger.description ?? "dangerous";
+    const own = danger.dangerous ? { key: ownKey, description: danger.description ?? ownKey } : undefined;
+    const target = this.pendingTarget(command, own, await this.scan(command, ctx), ctx);
+    if (!target) return { allowed: true, via: "safe" };
+    const { key, description } = target;
     const settled = this.settledWithoutAsking(
       command,
       { key, description },
@@ -144,6 +155,29 @@ export class ApprovalPolicy {
     }
     // `smart` without an auxiliary model (or a judge that escalates) falls through to a prompt.
     return this.askUser(command, description, key, ctx);
+  }
+
+  /** The scanner's reason to ask, skipped where nothing is asked (approvals off, yolo, a permission rule). */
+  private async scan(command: string, ctx: ToolContext): Promise<ApprovalTarget | undefined> {
+    if (!this.scanCommand || this.mode === "off" || this.yolo || yoloFromEnv() || ctx.preapproved) return undefined;
+    return (await this.scanCommand(command, ctx)) ?? undefined;
+  }
+
+  /** A command both our rules and the scanner flag needs a yes covering each: one is not the other. */
+  private pendingTarget(
+    command: string,
+    own: ApprovalTarget | undefined,
+    scanned: ApprovalTarget | undefined,
+    ctx: ToolContext,
+  ): ApprovalTarget | undefined {
+    if (!own || !scanned) return own ?? scanned;
+    if (this.approvedBefore(own.key, command, ctx)) return scanned;
+    if (this.approvedBefore(scanned.key, command, ctx)) return own;
+    return { key: `${own.key} + ${scanned.key}`, description: `${own.description}; ${scanned.description}` };
+  }
+
+  private approvedBefore(key: string, command: string, ctx: ToolContext): boolean {
+    return this.isAllowlisted(key, command) || this.sessionApprovals.get(sessionKey(ctx))?.has(key) === true;
   }
 
   /**
@@ -337,7 +371,7 @@ async function withTimeout(
  */
 export function approvalPolicyFromConfig(
   config: { approvals?: unknown; command_allowlist?: unknown } | undefined,
-  extra: Pick<ApprovalPolicyOptions, "persistAllowlist" | "smartJudge" | "yolo"> = {},
+  extra: Pick<ApprovalPolicyOptions, "persistAllowlist" | "smartJudge" | "yolo" | "scanCommand"> = {},
 ): ApprovalPolicy {
   const section = isRecord(config?.approvals) ? config.approvals : {};
   // YAML 1.1 readers turn a bare `off` into false; accept that spelling too.
