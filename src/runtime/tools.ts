@@ -29,6 +29,7 @@ import { lspDiagnostics } from "./lsp.js";
 import { externalSkillDirs } from "./skill-dirs.js";
 import { ttsToolOptions } from "./tts.js";
 import { visionToolOptions } from "./vision.js";
+import { xSearchToolOptions } from "./x-search.js";
 
 export interface SessionTools {
   approvals: ApprovalPolicy;
@@ -114,6 +115,7 @@ export async function assembleTools(
     ...(lsp ? { diagnose: lsp.diagnose } : {}),
     tts: ttsToolOptions(config, home),
     imageGen: imageGenToolOptions(config, home),
+    xSearch: xSearchToolOptions(config),
     ...(input.auxiliary ? { vision: visionToolOptions(config, input.auxiliary) } : {}),
     browser,
   });

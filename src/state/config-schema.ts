@@ -733,6 +733,12 @@ export const configSchema = z.object(
       /** A model id in the provider's naming ("" = fal-ai/flux-2 on fal, gpt-image-1 on OpenAI). */
       model: text(""),
     }),
+    /** The x_search tool: the xAI model that searches X, its time limit per attempt (s) and retries. */
+    x_search: section({
+      model: nonEmptyText().default("grok-4.20-reasoning"),
+      timeout_seconds: numberBetween(1, 86_400, 180),
+      retries: integerBetween(0, 10, 2),
+    }),
     voice: section({
       /** In the gateway, a voice message is answered with speech too (after the text). */
       auto_tts: bool(false),

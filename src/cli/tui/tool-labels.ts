@@ -22,6 +22,8 @@ const LABELS: Record<string, string> = {
   browser_vision: "Looking at the page",
   vision_analyze: "Looking at the image",
   image_generate: "Drawing",
+  mixture_of_agents: "Consulting several models",
+  x_search: "Searching X",
   text_to_speech: "Speaking",
   memory: "Updating memory",
   session_search: "Searching past sessions",

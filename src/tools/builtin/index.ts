@@ -20,6 +20,7 @@ import { registerTodoTools } from "./todo.js";
 import { registerTtsTools, type TtsToolOptions } from "./tts.js";
 import { registerVisionTools, type VisionToolOptions } from "./vision.js";
 import { registerWebTools } from "./web.js";
+import { registerXSearchTools, type XSearchToolOptions } from "./x-search.js";
 
 export interface BuiltinToolsDeps {
   approvals?: ApprovalPolicy;
@@ -54,6 +55,8 @@ export interface BuiltinToolsDeps {
   imageGen?: ImageGenToolOptions;
   /** The vision model and `auxiliary.vision.download_timeout` for vision_analyze. */
   vision?: Pick<VisionToolOptions, "analyze" | "downloadTimeoutSeconds">;
+  /** `x_search.*` and the HTTP client for x_search. */
+  xSearch?: XSearchToolOptions;
   /** The runtime's browser (`browser.*`), which it closes; without one, a default one is made. */
   browser?: BrowserTools;
 }
@@ -89,6 +92,7 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
   registerTtsTools(registry, deps.tts ?? {});
   registerHomeAssistantTools(registry);
   registerImageGenerateTools(registry, deps.imageGen ?? {});
+  registerXSearchTools(registry, deps.xSearch ?? {});
   registerVisionTools(registry, {
     ...deps.vision,
     ...(deps.webAllowPrivateUrls ? { allowPrivateUrls: true } : {}),
