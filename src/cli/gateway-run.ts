@@ -30,6 +30,11 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<void>
   );
   const { enabledPlatforms } = await import("../gateway/platforms.js");
   const { config } = await loadConfigAsync({ home });
+  // Before the platforms and the API server read their tokens from the environment.
+  if (config.secrets.bitwarden.enabled) {
+    const { loadBitwardenSecrets } = await import("../runtime/bitwarden-secrets.js");
+    await loadBitwardenSecrets({ home, settings: config.secrets.bitwarden, notice: say });
+  }
   let api: ReturnType<typeof resolveApiServerSettings>;
   try {
     api = resolveApiServerSettings(config, process.env);

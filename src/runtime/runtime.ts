@@ -226,6 +226,10 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   applyTimeZone(config.timezone);
   if (config.network.force_ipv4) (await import("./network.js")).preferIpv4();
   startLogging(home, config, options.logMirror);
+  if (config.secrets.bitwarden.enabled) {
+    const { loadBitwardenSecrets } = await import("./bitwarden-secrets.js");
+    await loadBitwardenSecrets({ home, settings: config.secrets.bitwarden, notice });
+  }
   for (const warning of warnings) notice(warning);
   // `terminal.cwd` (default ".") is where commands run and relative paths resolve.
   const cwd = resolvePath(process.cwd(), config.terminal.cwd);

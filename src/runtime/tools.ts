@@ -78,6 +78,7 @@ export async function assembleTools(
   });
   const passthrough = new Set(config.terminal.env_passthrough);
   const agentKeys = [...PROVIDERS.flatMap((p) => p.keyEnvVars), "API_SERVER_KEY"];
+  if (config.secrets.bitwarden.enabled) agentKeys.push(config.secrets.bitwarden.access_token_env);
   withholdFromCommands(agentKeys.filter((name) => !passthrough.has(name)));
   configureToolSearch({
     defaultLimit: config.tools.tool_search.search_default_limit,

@@ -24,6 +24,7 @@ import {
   textOrLines,
 } from "./config-fields.js";
 import { customProvidersSchema, providersSchema } from "./config-providers.js";
+import { secretsSection } from "./config-secrets.js";
 import {
   checkpointsSection,
   curatorSection,
@@ -667,6 +668,8 @@ export const configSchema = z.object(
       .record(z.string(), oneOf(POOL_STRATEGIES), { error: () => "a mapping of provider ids to strategies" })
       .default({}),
     gateway: gatewaySection,
+    /** Secrets loaded into the environment at start-up from a secrets manager (Bitwarden). */
+    secrets: secretsSection,
     /** Prefer IPv4 for every outgoing connection (a host whose IPv6 route is broken). */
     network: section({ force_ipv4: bool(false) }),
     /** `hermes mcp serve`: the toolsets it exposes (a list or "a,b"; empty: its default). */

@@ -6,6 +6,7 @@
  */
 
 import { maskAssignments } from "./redact-assign.js";
+import { maskKnownSecretValues } from "./redact-known.js";
 import { type LineSpan, linesContaining, replaceOnLines } from "./redact-lines.js";
 import { looksMasked, maskToken } from "./redact-mask.js";
 import { secretStrength, shouldMaskValue } from "./redact-names.js";
@@ -115,6 +116,7 @@ export function redactSecrets(text: string): string {
   // Each pass runs only when the text holds a literal its pattern needs, so ordinary text
   // skips compiling patterns it cannot match.
   let out = text.includes("PRIVATE KEY-----") ? text.replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]") : text;
+  out = maskKnownSecretValues(out);
   if (out.includes("://")) out = maskUrlCredentials(out);
   out = maskAssignments(out);
   out = maskAuthorization(out);
