@@ -24,7 +24,7 @@ export function checkBaseUrl(value: string, source: string): string {
  * server on this machine (any provider pointed at loopback) is assumed to need none.
  */
 export function requireCredential(info: ProviderSpec, baseUrl: string | undefined, hasKey: boolean): void {
-  if (hasKey || info.apiKey || info.keyOptional || KEYLESS_PROVIDERS.has(info.id) || isLoopbackUrl(baseUrl)) return;
+  if (hasKey || needsNoKey(info, baseUrl)) return;
   const variables = info.keyEnvVars.join(" or ");
   throw new UsageError(
     `no API key for ${info.label} (${info.id}): set ${variables} (in the environment or $HERMES_HOME/.env), ` +
@@ -58,4 +58,9 @@ export function toolsetProblem(
 export function checkToolsets(names: readonly string[], source: string, mcpServers: readonly string[]): void {
   const problem = toolsetProblem(names, source, mcpServers);
   if (problem) throw new UsageError(problem);
+}
+
+/** Whether requests to `info` at `baseUrl` go without a key (a key in config, a keyless provider, loopback). */
+export function needsNoKey(info: ProviderSpec, baseUrl: string | undefined): boolean {
+  return Boolean(info.apiKey || info.keyOptional || KEYLESS_PROVIDERS.has(info.id) || isLoopbackUrl(baseUrl));
 }

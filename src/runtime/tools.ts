@@ -26,6 +26,7 @@ import { WebsiteBlocklist } from "../tools/web/blocklist.js";
 import { browserTools } from "./browser.js";
 import { imageGenToolOptions } from "./image-gen.js";
 import { lspDiagnostics } from "./lsp.js";
+import { moaToolOptions } from "./moa.js";
 import { externalSkillDirs } from "./skill-dirs.js";
 import { ttsToolOptions } from "./tts.js";
 import { visionToolOptions } from "./vision.js";
@@ -116,6 +117,7 @@ export async function assembleTools(
     ...(lsp ? { diagnose: lsp.diagnose } : {}),
     tts: ttsToolOptions(config, home),
     imageGen: imageGenToolOptions(config, home),
+    moa: moaToolOptions(config, home),
     xSearch: xSearchToolOptions(config),
     ...(input.auxiliary ? { vision: visionToolOptions(config, input.auxiliary) } : {}),
     browser,

@@ -23,15 +23,16 @@ import {
   text,
   textOrLines,
 } from "./config-fields.js";
+import { moaSection } from "./config-moa.js";
 import { customProvidersSchema, providersSchema } from "./config-providers.js";
 import { secretsSection } from "./config-secrets.js";
 import {
   checkpointsSection,
   curatorSection,
   hooksSection,
+  humanDelaySection,
   learningSection,
   permissionsSection,
-  humanDelaySection,
   pluginsSection,
   skillsSection,
   streamingSection,
@@ -60,6 +61,8 @@ export const AUXILIARY_TASKS = [
   "review",
   "curator",
   "goal_judge",
+  "moa_reference",
+  "moa_aggregator",
 ] as const;
 /** How much a session may do without asking (see docs/security.md). */
 export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
@@ -117,6 +120,8 @@ const AUXILIARY_TIMEOUTS: Record<(typeof AUXILIARY_TASKS)[number], number> = {
   review: 120,
   curator: 600,
   goal_judge: 30,
+  moa_reference: 900,
+  moa_aggregator: 900,
 };
 
 const failureCounts = (exact: number, sameTool: number, noProgress: number) =>
@@ -660,7 +665,11 @@ export const configSchema = z.object(
     /** The original's older list form of `providers`. */
     custom_providers: customProvidersSchema,
     streaming: streamingSection,
+    /** The mixture_of_agents tool: presets of reference models and an aggregator (docs/tools.md). */
+    moa: moaSection,
     fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
+    /** A pause before each further part of a reply sent in several messages (docs/gateway.md). */
+    human_delay: humanDelaySection,
     mcp_servers: z.record(z.string(), mcpServer, { error: () => "a mapping of server names to settings" }).default({}),
     /** Older spelling of `approvals.command_allowlist`, still honoured. */
     command_allowlist: stringList(),
@@ -679,8 +688,6 @@ export const configSchema = z.object(
     telegram: telegramSection,
     discord: discordSection,
     slack: slackSection,
-    /** A pause before each further part of a reply sent in several messages (docs/gateway.md). */
-    human_delay: humanDelaySection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
     /** Seconds a start waits for MCP servers before the first turn; later ones join from the next turn. */

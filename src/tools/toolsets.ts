@@ -100,6 +100,8 @@ const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDefinition>> = {
   search: def("Web search only, without page extraction", ["web_search"]),
   vision: def("Analyse images", ["vision_analyze"]),
   image_gen: def("Generate images", ["image_generate"]),
+  // Not in any platform's default set: every call is several paid requests to large models.
+  moa: def("Put a hard question to several models and merge their answers", ["mixture_of_agents"]),
   // Not in any platform's default set: each call is a paid xAI request, so it is opted into.
   x_search: def("Search X (Twitter) posts and threads through xAI", ["x_search"]),
   terminal: def("Run shell commands and manage background processes", ["terminal", "process"]),

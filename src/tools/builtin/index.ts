@@ -12,6 +12,7 @@ import { registerFileTools } from "./files.js";
 import { registerHomeAssistantTools } from "./homeassistant.js";
 import { type ImageGenToolOptions, registerImageGenerateTools } from "./image-generate.js";
 import { registerMemoryTools } from "./memory.js";
+import { type MoaToolOptions, registerMoaTools } from "./moa.js";
 import { registerProcessTools } from "./process.js";
 import type { ReadLimits } from "./read-file.js";
 import { registerSessionSearchTools } from "./session-search.js";
@@ -53,6 +54,8 @@ export interface BuiltinToolsDeps {
   tts?: TtsToolOptions;
   /** `image_gen.*`, HERMES_HOME and the HTTP client for image_generate. */
   imageGen?: ImageGenToolOptions;
+  /** The backend and trace folder of mixture_of_agents (`moa.*`, `auxiliary.moa_*`). */
+  moa?: MoaToolOptions;
   /** The vision model and `auxiliary.vision.download_timeout` for vision_analyze. */
   vision?: Pick<VisionToolOptions, "analyze" | "downloadTimeoutSeconds">;
   /** `x_search.*` and the HTTP client for x_search. */
@@ -92,6 +95,7 @@ export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolsD
   registerTtsTools(registry, deps.tts ?? {});
   registerHomeAssistantTools(registry);
   registerImageGenerateTools(registry, deps.imageGen ?? {});
+  registerMoaTools(registry, deps.moa ?? {});
   registerXSearchTools(registry, deps.xSearch ?? {});
   registerVisionTools(registry, {
     ...deps.vision,
