@@ -106,6 +106,7 @@ export async function assembleTools(
     codeExecution: {
       timeoutSeconds: config.code_execution.timeout,
       maxToolCalls: config.code_execution.max_tool_calls,
+      mode: config.code_execution.mode,
     },
     ...(config.web.backend ? { webBackend: config.web.backend } : {}),
     ...(config.web.allow_private_urls ? { webAllowPrivateUrls: true } : {}),

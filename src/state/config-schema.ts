@@ -544,6 +544,8 @@ export const configSchema = z.object(
       timeout: integerAtLeast(1, 300),
       /** Tool calls one script may make through its RPC client. */
       max_tool_calls: integerAtLeast(1, 50),
+      /** project: the session's folder and active virtualenv; strict: a scratch folder, no user environment. */
+      mode: z.enum(["project", "strict"], accepts('"project" or "strict"')).default("project"),
     }),
     /** Standing goals (`/goal`): turns one goal may run before it pauses (see docs/cli.md). */
     goals: section({ max_turns: integerAtLeast(1, 20) }),

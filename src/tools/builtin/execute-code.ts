@@ -5,7 +5,8 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join, sep } from "node:path";
+import { findExecutable } from "../../util/executable.js";
 import { nodeCrypto } from "../../util/node-crypto.js";
 import { z } from "../../util/schema/index.js";
 import { ApprovalPolicy } from "../approval/policy.js";
@@ -28,6 +29,9 @@ export const SANDBOX_ALLOWED_TOOLS: readonly string[] = [
 /** Terminal arguments a script may not use: it must not leave processes behind. */
 export const TERMINAL_BLOCKED_PARAMS: readonly string[] = ["background", "notify_on_complete", "pty", "watch_patterns"];
 export const DEFAULT_CODE_TIMEOUT_SECONDS = 300;
+export type CodeExecutionMode = "project" | "strict";
+/** Variables that point Python at the user's environment: a strict script runs without them. */
+const PYTHON_ENVIRONMENT_VARIABLES = ["VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYTHONPATH", "PYTHONHOME"];
 export const DEFAULT_MAX_TOOL_CALLS = 50;
 export const MAX_STDOUT_CHARS = 50_000;
 export const MAX_STDERR_CHARS = 10_000;
@@ -42,8 +46,13 @@ export interface ExecuteCodeDeps {
   timeoutSeconds?: number;
   /** `code_execution.max_tool_calls`. */
   maxToolCalls?: number;
-  /** Python interpreter; default "python3". */
+  /** Python interpreter; default: the active virtualenv's or conda's (project mode), else "python3". */
   python?: string;
+  /**
+   * `code_execution.mode`: `project` runs the script in the session's working directory with the
+   * active virtualenv; `strict` in its own scratch folder, without the user's Python environment.
+   */
+  mode?: CodeExecutionMode;
   /** Registry used when `ctx.services.registry` is absent. */
   registry?: ToolRegistry;
   /** Approval policy used when `ctx.services.approvals` is absent. */
@@ -114,13 +123,14 @@ function signatures(registry: ToolRegistry, names: string[]): ToolSignature[] {
   });
 }
 
-function scriptEnv(url: string, token: string): NodeJS.ProcessEnv {
+function scriptEnv(url: string, token: string, strict: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     const upper = name.toUpperCase();
     const safe = [...SAFE_ENV_PREFIXES, ...SAFE_ENV_EXTRA].some((p) => upper.startsWith(p));
     if (safe && !SECRET_MARKERS.some((m) => upper.includes(m))) env[name] = value;
   }
+  if (strict) withoutPythonEnvironment(env);
   return {
     ...env,
     HERMES_RPC_URL: url,
@@ -176,8 +186,10 @@ export async function executeCode(
   });
   const dir = mkdtempSync(join(tmpdir(), "hermes-code-"));
   try {
-    const launch = prepareLaunch(dir, language, args.code, signatures(registry, tools), deps);
-    const run = await runScript(launch.file, launch.argv, ctx, scriptEnv(rpc.url, token), deps);
+    const strict = deps.mode === "strict";
+    const env = scriptEnv(rpc.url, token, strict);
+    const launch = prepareLaunch(dir, language, args.code, signatures(registry, tools), { ...deps, env });
+    const run = await runScript(launch.file, launch.argv, { cwd: strict ? dir : ctx.cwd, ctx }, env, deps);
     const fields = { output: run.stdout, exit_code: run.exitCode, tool_calls_made: rpc.callsMade() };
     if (run.startError)
       return result("error", { ...fields, error: `could not start ${launch.file}: ${run.startError}` });
@@ -196,17 +208,39 @@ export async function executeCode(
   }
 }
 
+/** Drops the virtualenv or conda environment: its variables, and its folders from PATH. */
+function withoutPythonEnvironment(env: NodeJS.ProcessEnv): void {
+  const roots = [env.VIRTUAL_ENV, env.CONDA_PREFIX].filter((root): root is string => Boolean(root));
+  for (const name of PYTHON_ENVIRONMENT_VARIABLES) delete env[name];
+  if (env.PATH && roots.length > 0) {
+    env.PATH = env.PATH.split(delimiter)
+      .filter((entry) => !roots.some((root) => entry === root || entry.startsWith(`${root}${sep}`)))
+      .join(delimiter);
+  }
+}
+
+/** The interpreter of the project's active environment (virtualenv first, then conda), else python3. */
+function projectPython(env: NodeJS.ProcessEnv): string {
+  for (const root of [env.VIRTUAL_ENV, env.CONDA_PREFIX]) {
+    if (!root) continue;
+    const python = findExecutable(join(root, process.platform === "win32" ? "Scripts" : "bin", "python"));
+    if (python) return python;
+  }
+  return "python3";
+}
+
 function prepareLaunch(
   dir: string,
   language: "python" | "javascript",
   code: string,
   sigs: ToolSignature[],
-  deps: ExecuteCodeDeps,
+  deps: ExecuteCodeDeps & { env: NodeJS.ProcessEnv },
 ): { file: string; argv: string[] } {
   if (language === "python") {
     writeFileSync(join(dir, "hermes_tools.py"), pythonClient(sigs));
     writeFileSync(join(dir, "script.py"), code);
-    return { file: deps.python ?? "python3", argv: [join(dir, "script.py")] };
+    const python = deps.python ?? (deps.mode === "strict" ? "python3" : projectPython(deps.env));
+    return { file: python, argv: [join(dir, "script.py")] };
   }
   writeFileSync(join(dir, "hermes_tools.mjs"), nodeClient(sigs));
   writeFileSync(join(dir, "script.mjs"), code);
@@ -224,14 +258,15 @@ interface ScriptRun {
 async function runScript(
   file: string,
   args: string[],
-  ctx: ToolContext,
+  where: { cwd: string; ctx: ToolContext },
   env: NodeJS.ProcessEnv,
   deps: ExecuteCodeDeps,
 ): Promise<ScriptRun> {
+  const { ctx } = where;
   const stdout = new HeadTailBuffer(Math.floor(MAX_STDOUT_CHARS * 0.4), Math.floor(MAX_STDOUT_CHARS * 0.6));
   const stderr = new HeadTailBuffer(Math.floor(MAX_STDERR_CHARS * 0.3), Math.floor(MAX_STDERR_CHARS * 0.7));
   // The script calls tools over loopback, so it keeps the network even in a sandbox without one.
-  const child = spawnGroup(file, args, { cwd: ctx.cwd, env, stdin: "ignore", network: true });
+  const child = spawnGroup(file, args, { cwd: where.cwd, env, stdin: "ignore", network: true });
   child.stdout?.setEncoding("utf8");
   child.stderr?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => stdout.append(chunk));

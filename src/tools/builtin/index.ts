@@ -7,7 +7,7 @@ import type { ToolRegistry } from "../registry.js";
 import type { WebsiteBlocklist } from "../web/blocklist.js";
 import { BrowserTools, registerBrowserTools } from "./browser.js";
 import { registerClarifyTools } from "./clarify.js";
-import { registerExecuteCodeTools } from "./execute-code.js";
+import { type ExecuteCodeDeps, registerExecuteCodeTools } from "./execute-code.js";
 import { registerFileTools } from "./files.js";
 import { registerHomeAssistantTools } from "./homeassistant.js";
 import { type ImageGenToolOptions, registerImageGenerateTools } from "./image-generate.js";
@@ -48,8 +48,8 @@ export interface BuiltinToolsDeps {
   readLimits?: ReadLimits;
   /** Language-server diagnostics after write_file and patch (`lsp.*`), from the runtime. */
   diagnose?: DiagnoseHook;
-  /** `code_execution.timeout` (seconds) and `code_execution.max_tool_calls`. */
-  codeExecution?: { timeoutSeconds?: number; maxToolCalls?: number };
+  /** `code_execution.timeout` (seconds), `max_tool_calls` and `mode`. */
+  codeExecution?: Pick<ExecuteCodeDeps, "timeoutSeconds" | "maxToolCalls" | "mode">;
   /** `tts.*`, HERMES_HOME and the HTTP client for text_to_speech. */
   tts?: TtsToolOptions;
   /** `image_gen.*`, HERMES_HOME and the HTTP client for image_generate. */
