@@ -8,7 +8,7 @@
 import { classifyApiError } from "../llm/errors.js";
 import { collect } from "../llm/normalize.js";
 import { createTransport } from "../llm/providers.js";
-import type { Message, Transport } from "../llm/types.js";
+import type { ApiMode, FinishReason, Message, Transport } from "../llm/types.js";
 import type { AUXILIARY_TASKS, AuxiliaryTaskConfig } from "../state/config-schema.js";
 import { type AuxiliaryCandidate, type Env, endpointKey, mainCandidate, resolveChain } from "./auxiliary/chain.js";
 import type { SummarizeFn } from "./compression/summary.js";
@@ -43,6 +43,21 @@ export interface AuxiliaryClientOptions {
 export interface CompleteOptions {
   maxTokens?: number;
   signal?: AbortSignal;
+  /** Replaces `auxiliary.<task>.model` for this call (the model of the chain's first candidate). */
+  model?: string;
+  temperature?: number;
+  /** Sent where the protocol takes them: chat completions (`stop`), Anthropic messages (`stop_sequences`). */
+  stopSequences?: string[];
+  /** A ceiling on the output tokens that no setting raises, `auxiliary.<task>.max_tokens` included. */
+  maxTokensCap?: number;
+}
+
+/** A reply with the endpoint that wrote it. */
+export interface AuxiliaryReply {
+  text: string;
+  provider: string;
+  model: string;
+  finish: FinishReason;
 }
 
 export interface AuxiliaryCooldown {
@@ -54,6 +69,8 @@ export interface AuxiliaryCooldown {
 export interface AuxiliaryClient {
   /** The reply text of the first candidate that answers. */
   complete(task: AuxiliaryTask, messages: Message[], options?: CompleteOptions): Promise<string>;
+  /** Like `complete`, with the provider, model and finish reason of the answer. */
+  reply(task: AuxiliaryTask, messages: Message[], options?: CompleteOptions): Promise<AuxiliaryReply>;
   /** Candidates for a task, in the order they would be tried (ignoring cooldowns). */
   candidates(task: AuxiliaryTask): AuxiliaryCandidate[];
   cooldowns(): AuxiliaryCooldown[];
@@ -64,6 +81,14 @@ export class AuxiliaryError extends Error {
 }
 
 const label = (c: AuxiliaryCandidate) => `${c.provider}/${c.model}`;
+
+/** Stop sequences in the request fields of the protocols that have them. */
+function stopFields(apiMode: ApiMode, stopSequences: string[] | undefined): Record<string, unknown> | undefined {
+  if (!stopSequences || stopSequences.length === 0) return undefined;
+  if (apiMode === "chat_completions") return { stop: stopSequences };
+  if (apiMode === "anthropic_messages") return { stop_sequences: stopSequences };
+  return undefined;
+}
 
 function defaultTransport(candidate: AuxiliaryCandidate, env: Env): Promise<Transport> {
   return createTransport({
@@ -86,10 +111,10 @@ export function createAuxiliaryClient(options: AuxiliaryClientOptions): Auxiliar
   const transports = new Map<string, Promise<Transport>>();
   const main = options.mainRoute;
 
-  const candidates = (task: AuxiliaryTask) =>
+  const candidates = (task: AuxiliaryTask, model?: string) =>
     resolveChain({
       task,
-      settings: options.config.auxiliary?.[task],
+      settings: model ? { ...options.config.auxiliary?.[task], model } : options.config.auxiliary?.[task],
       mainRoute: main,
       customBaseUrl: options.config.model?.base_url || undefined,
       env,
@@ -112,20 +137,29 @@ export function createAuxiliaryClient(options: AuxiliaryClientOptions): Auxiliar
     return transport;
   };
 
-  async function ask(candidate: AuxiliaryCandidate, task: AuxiliaryTask, messages: Message[], opts: CompleteOptions) {
+  async function ask(
+    candidate: AuxiliaryCandidate,
+    task: AuxiliaryTask,
+    messages: Message[],
+    opts: CompleteOptions,
+  ): Promise<AuxiliaryReply> {
     const settings = options.config.auxiliary?.[task];
     const configured = settings?.max_tokens;
-    const maxTokens = configured && configured > 0 ? configured : opts.maxTokens;
+    let maxTokens = configured && configured > 0 ? configured : opts.maxTokens;
+    if (opts.maxTokensCap && (!maxTokens || maxTokens > opts.maxTokensCap)) maxTokens = opts.maxTokensCap;
     const timeoutSeconds = settings?.timeout ?? 0;
     const transport = await transportOf(candidate);
     const limit = timeoutSeconds > 0 ? AbortSignal.timeout(timeoutSeconds * 1000) : undefined;
     const signals = [opts.signal, limit].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : (signals[0] ?? new AbortController().signal);
+    const stop = stopFields(transport.apiMode, opts.stopSequences);
+    const extraBody = stop || candidate.extraBody ? { ...stop, ...candidate.extraBody } : undefined;
     const request = {
       model: candidate.model,
       messages,
       ...(maxTokens ? { maxTokens } : {}),
-      ...(candidate.extraBody ? { extraBody: candidate.extraBody } : {}),
+      ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+      ...(extraBody ? { extraBody } : {}),
     };
     let reply: Awaited<ReturnType<typeof collect>>;
     try {
@@ -140,13 +174,17 @@ export function createAuxiliaryClient(options: AuxiliaryClientOptions): Auxiliar
       throw error;
     }
     if (!reply.text.trim()) throw new Error(`${label(candidate)} returned an empty reply`);
-    return reply.text;
+    return { text: reply.text, provider: candidate.provider, model: candidate.model, finish: reply.finish };
   }
 
-  async function complete(task: AuxiliaryTask, messages: Message[], opts: CompleteOptions = {}): Promise<string> {
+  async function replyTo(
+    task: AuxiliaryTask,
+    messages: Message[],
+    opts: CompleteOptions = {},
+  ): Promise<AuxiliaryReply> {
     let chain: AuxiliaryCandidate[];
     try {
-      chain = candidates(task);
+      chain = candidates(task, opts.model);
     } catch (error) {
       if (!main) throw error;
       notice(`${(error as Error).message}; using the main model`);
@@ -190,8 +228,9 @@ export function createAuxiliaryClient(options: AuxiliaryClientOptions): Auxiliar
   }
 
   return {
-    complete,
-    candidates,
+    complete: async (task, messages, opts) => (await replyTo(task, messages, opts)).text,
+    reply: replyTo,
+    candidates: (task) => candidates(task),
     cooldowns: () => {
       const at = now();
       return [...coolingUntil.values()]

@@ -495,7 +495,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
       if (!tools.mcp) {
         if (Object.keys(servers).length === 0) return ["No MCP servers are configured (see hermes mcp add)."];
         const { McpManager } = await import("../tools/mcp/manager.js");
-        tools.mcp = new McpManager({ servers, registry });
+        const { mcpSamplingModel } = await import("./mcp-sampling.js");
+        tools.mcp = new McpManager({ servers, registry, sampling: mcpSamplingModel(auxiliary) });
       }
       const statuses = await tools.mcp.reload(servers);
       tools.mcpToolsets = tools.mcp.toolsetNames();

@@ -66,7 +66,7 @@ export async function assembleTools(
     smartJudge?: SmartJudge;
     /** The session works in the lean coding posture: non-coding skill categories are listed by name only. */
     codingFocus?: boolean;
-    /** The auxiliary client, for vision_analyze (built on its first call). */
+    /** The auxiliary client, for vision_analyze and MCP sampling (built on its first call). */
     auxiliary?: () => Promise<AuxiliaryClient>;
   },
 ): Promise<SessionTools> {
@@ -143,7 +143,10 @@ export async function assembleTools(
   let mcp: McpManager | undefined;
   if (Object.keys(config.mcp_servers).length > 0) {
     const { McpManager } = await import("../tools/mcp/manager.js");
-    mcp = new McpManager({ servers: config.mcp_servers, registry });
+    const sampling = input.auxiliary
+      ? (await import("./mcp-sampling.js")).mcpSamplingModel(input.auxiliary)
+      : undefined;
+    mcp = new McpManager({ servers: config.mcp_servers, registry, ...(sampling ? { sampling } : {}) });
     void mcp.start();
   }
   const namesOnly = input.codingFocus ? NON_CODING_SKILL_CATEGORIES : undefined;

@@ -29,6 +29,9 @@ const ORIGINAL_ENTRY_FIELDS = [
   "custom_providers[*].rate_limit_delay",
   "custom_providers[*].request_timeout_seconds",
   "custom_providers[*].stale_timeout_seconds",
+  // Tool use inside sampling: our client never offers tools to a sampling request.
+  "mcp_servers.*.sampling.max_tool_rounds",
+  "mcp_servers.*.sampling.expose_client_tools",
 ];
 
 interface OriginalKeyIndex {
@@ -62,6 +65,7 @@ function lookupForm(path: string): string {
   return path
     .replace(/^moa\.presets\.[^.]+/, "moa.presets.default")
     .replace(/^providers\.[^.]+\./, "providers.*.")
+    .replace(/^mcp_servers\.[^.]+\./, "mcp_servers.*.")
     .replace(/^custom_providers\[\d+\]/, "custom_providers[*]");
 }
 

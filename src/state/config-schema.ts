@@ -23,6 +23,7 @@ import {
   text,
   textOrLines,
 } from "./config-fields.js";
+import { mcpSamplingSection } from "./config-mcp-sampling.js";
 import { moaSection } from "./config-moa.js";
 import { customProvidersSchema, providersSchema } from "./config-providers.js";
 import { secretsSection } from "./config-secrets.js";
@@ -63,6 +64,7 @@ export const AUXILIARY_TASKS = [
   "goal_judge",
   "moa_reference",
   "moa_aggregator",
+  "mcp",
 ] as const;
 /** How much a session may do without asking (see docs/security.md). */
 export const PERMISSION_MODES = ["plan", "ask", "auto-edit", "yolo"] as const;
@@ -122,6 +124,7 @@ const AUXILIARY_TIMEOUTS: Record<(typeof AUXILIARY_TASKS)[number], number> = {
   goal_judge: 30,
   moa_reference: 900,
   moa_aggregator: 900,
+  mcp: 30,
 };
 
 const failureCounts = (exact: number, sameTool: number, noProgress: number) =>
@@ -156,6 +159,7 @@ const mcpServer = z
       tools: section({ include: stringList(), exclude: stringList() }),
       /** Our addition: run this stdio server inside the OS sandbox, when one is active. */
       sandbox: bool(false),
+      sampling: mcpSamplingSection,
     },
     { error: () => "a mapping describing an MCP server" },
   )

@@ -9,6 +9,7 @@ import { packageVersion } from "../../util/version.js";
 import { sandboxed } from "../sandbox.js";
 import { interpolate, interpolateMap, serverEnvironment } from "./env.js";
 import { formatCallResult, type McpCallResult } from "./results.js";
+import { type SamplingGate, samplingRequestHandler } from "./sampling.js";
 import { loadSdk, type McpSdk } from "./sdk.js";
 import {
   configuredTransport,
@@ -34,6 +35,8 @@ export interface ConnectionHooks {
   /** The connection came back after the server went away. */
   onReconnected?: () => void;
   onStateChange?: () => void;
+  /** Answers the server's sampling requests; without it the sampling capability is not declared. */
+  sampling?: SamplingGate;
 }
 
 interface Session {
@@ -251,7 +254,10 @@ export class McpConnection {
   }
 
   private newClient(sdk: McpSdk): Client {
-    const client = new sdk.Client({ name: "hermes-agent", version: packageVersion() }, { capabilities: {} });
+    const sampling = this.hooks.sampling;
+    const capabilities = sampling ? { sampling: {} } : {};
+    const client = new sdk.Client({ name: "hermes-agent", version: packageVersion() }, { capabilities });
+    if (sampling) client.setRequestHandler(sdk.CreateMessageRequestSchema, samplingRequestHandler(sampling, sdk));
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
       this.hooks.onToolsChanged?.();
     });

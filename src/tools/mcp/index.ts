@@ -11,6 +11,23 @@ export { MAX_TOOL_NAME_LENGTH, mcpToolName, mcpToolsetName, sanitizeName } from 
 export { type McpProbeResult, type McpProbeTool, probeMcpServer } from "./probe.js";
 export { formatCallResult, type McpCallResult, type McpContentBlock } from "./results.js";
 export {
+  DEFAULT_SAMPLING_MAX_CONCURRENT,
+  DEFAULT_SAMPLING_MAX_RPM,
+  DEFAULT_SAMPLING_MAX_TOKENS_CAP,
+  DEFAULT_SAMPLING_TIMEOUT_SECONDS,
+  SamplingGate,
+  samplingEnabled,
+} from "./sampling.js";
+export {
+  type SamplingCompletion,
+  type SamplingMessage,
+  type SamplingModel,
+  type SamplingPart,
+  SamplingRefused,
+  type SamplingRequest,
+} from "./sampling-request.js";
+export type { McpSamplingSettings } from "./settings.js";
+export {
   configuredTransport,
   DEFAULT_CALL_TIMEOUT_SECONDS,
   DEFAULT_CONNECT_TIMEOUT_SECONDS,

@@ -9,6 +9,8 @@ import type { ToolRegistry } from "../registry.js";
 import { defaultToolsets, type ToolsetCatalog } from "../toolsets.js";
 import { McpConnection, type McpServerState } from "./connection.js";
 import { mcpToolsetName } from "./names.js";
+import { SamplingGate, samplingEnabled } from "./sampling.js";
+import type { SamplingModel } from "./sampling-request.js";
 import { configuredTransport, type McpServerSettings, type McpTransportKind } from "./settings.js";
 import { type McpBlockedTool, planServerTools } from "./tool-specs.js";
 
@@ -38,6 +40,11 @@ export interface McpManagerOptions {
   toolsets?: ToolsetCatalog;
   /** Environment for `${VAR}` references and stdio servers (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Answers servers' `sampling/createMessage` requests. Without it no server is offered
+   * sampling; with it, every server whose `sampling.enabled` is not false is.
+   */
+  sampling?: SamplingModel;
 }
 
 export type McpStatusListener = (status: McpServerStatus) => void;
@@ -59,6 +66,7 @@ export class McpManager {
   private readonly registry: ToolRegistry;
   private readonly toolsets: ToolsetCatalog;
   private readonly env: NodeJS.ProcessEnv | undefined;
+  private readonly sampling: SamplingModel | undefined;
   private entries = new Map<string, ServerEntry>();
   private starting: Promise<McpServerStatus[]> | undefined;
   /** Server names registered as aliases of their `mcp-<server>` toolset. */
@@ -71,6 +79,7 @@ export class McpManager {
     this.registry = options.registry;
     this.toolsets = options.toolsets ?? defaultToolsets;
     this.env = options.env;
+    this.sampling = options.sampling;
   }
 
   /** Toolset names of the enabled servers, known before any server starts. */
@@ -154,6 +163,9 @@ export class McpManager {
         onToolsChanged: () => void this.sync(entry),
         onReconnected: () => void this.sync(entry),
         onStateChange: () => this.emit(name),
+        ...(this.sampling && samplingEnabled(settings.sampling)
+          ? { sampling: new SamplingGate(name, settings.sampling ?? {}, this.sampling) }
+          : {}),
       });
       this.entries.set(name, entry);
       this.registerServerToolsets(name, []);

@@ -20,6 +20,7 @@ async function importSdk() {
     McpError: types.McpError,
     ErrorCode: types.ErrorCode,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    CreateMessageRequestSchema: types.CreateMessageRequestSchema,
   };
 }
 

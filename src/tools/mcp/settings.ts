@@ -21,6 +21,25 @@ export interface McpServerSettings {
   tools?: { include?: string[]; exclude?: string[] };
   /** Start a stdio server inside the OS sandbox (when one is active), like the model's commands. */
   sandbox?: boolean;
+  /** Whether and how the server may ask our model for completions (`sampling/createMessage`). */
+  sampling?: McpSamplingSettings;
+}
+
+/** `mcp_servers.<name>.sampling`; the config schema fills the same defaults. */
+export interface McpSamplingSettings {
+  enabled?: boolean;
+  /** Always answer with this model ("" = the sampling model's own, or an allowed hint). */
+  model?: string;
+  max_tokens_cap?: number;
+  /** Seconds one request may take. */
+  timeout?: number;
+  /** Requests per rolling minute. */
+  max_rpm?: number;
+  /** Models the server's hints may pick; empty: hints are ignored. */
+  allowed_models?: string[];
+  log_level?: "debug" | "info" | "warning";
+  /** Requests answered at the same time. */
+  max_concurrent?: number;
 }
 
 export const DEFAULT_CALL_TIMEOUT_SECONDS = 120;
