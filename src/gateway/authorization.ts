@@ -1,7 +1,8 @@
 /**
  * Who may talk to the agent, checked in the original's order: the platform's allow-all flag,
  * its user allowlist and group allowlist, users approved through DM pairing, then the
- * gateway-wide allowlist and allow-all flag. Everyone else is refused: a direct message may get
+ * gateway-wide allowlist and allow-all flag, and last what the platform's adapter vouches for (a
+ * Discord role, an admitted bot). Everyone else is refused: a direct message may get
  * a pairing code (or nothing, as configured); group chatter from strangers is ignored.
  */
 import { randomInt } from "node:crypto";
@@ -36,6 +37,7 @@ export async function authorize(
   message: InboundMessage,
   settings: GatewaySettings,
   store: GatewayStore,
+  vouch?: (message: InboundMessage) => Promise<string | undefined>,
 ): Promise<AuthDecision> {
   const approved = await store.approvedUser(message.platform, message.userId);
   const admin = approved?.admin ?? false;
@@ -48,6 +50,8 @@ export async function authorize(
   if (approved) return { allowed: true, admin, via: "pairing" };
   if (listed(settings.allowedUsers, message)) return { allowed: true, admin, via: "gateway allowlist" };
   if (settings.allowAllUsers) return { allowed: true, admin, via: "gateway allow-all" };
+  const vouched = await vouch?.(message);
+  if (vouched) return { allowed: true, admin, via: vouched };
   if (message.chatType !== "dm") return { allowed: false, action: "ignore", why: "not allowed in this group" };
   return { allowed: false, action: settings.unauthorizedDm, why: "not an allowed user" };
 }

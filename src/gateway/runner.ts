@@ -367,10 +367,11 @@ export class GatewayRunner {
 
   /** Whether the sender may talk to the agent (signed senders, such as webhooks, always may). */
   admit(message: InboundMessage): Promise<AuthDecision> {
-    if (this.adapters.get(message.platform)?.authenticatesSenders) {
+    const adapter = this.adapters.get(message.platform);
+    if (adapter?.authenticatesSenders) {
       return Promise.resolve({ allowed: true, admin: false, via: "signed by the sender" });
     }
-    return authorize(message, this.settings, this.store);
+    return authorize(message, this.settings, this.store, adapter?.vouchFor?.bind(adapter));
   }
 
   /** The slash command a message carries; signed senders (webhooks) write prompts, not commands. */

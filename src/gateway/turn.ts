@@ -26,7 +26,7 @@ import { describeImages } from "./image-input.js";
 import { ReplyStream } from "./reply-stream.js";
 import { resetReason } from "./reset-policy.js";
 import type { GatewayRunner } from "./runner.js";
-import { isSharedSession, sessionContextPrompt, withSender, withSentAt } from "./session-context.js";
+import { isSharedSession, sessionContextPrompt, withEarlierChat, withSender, withSentAt } from "./session-context.js";
 import { splitMessage } from "./split-message.js";
 import { type Transcription, transcribe } from "./transcription.js";
 import { timedOutNote, watchTurn } from "./turn-watch.js";
@@ -177,7 +177,7 @@ function turnText(runner: GatewayRunner, turn: Turn): string {
     // Only the platform's own time: it is the same on a retry, so a cut-off attempt is recognised.
     return stamped && message.sentAt !== undefined ? withSentAt(said, message.sentAt) : said;
   };
-  const own = signed(turn.text ?? turn.message.text, turn.message);
+  const own = withEarlierChat(signed(turn.text ?? turn.message.text, turn.message), turn.message, redactPii, stamped);
   if (turn.extra.length === 0) return own;
   const more = turn.extra.map((m) => signed(m.text, m)).join("\n\n");
   return `${own}\n\n(More messages that arrived while I was busy:)\n${more}`;

@@ -40,6 +40,19 @@ export interface InboundMessage {
   deliverTo?: { platform: string; chatId?: string; threadId?: string };
   /** Deliver the text as it is, without running the agent (a webhook's `deliver_only`). */
   deliverOnly?: boolean;
+  /**
+   * Messages posted before this one in the same place that the agent has not seen (a Discord
+   * channel's recent chat), oldest first; the agent reads them as quoted context.
+   */
+  earlier?: EarlierMessage[];
+}
+
+/** One message of the chat that led up to an inbound message. */
+export interface EarlierMessage {
+  userId: string;
+  userName?: string;
+  text: string;
+  sentAt?: number;
 }
 
 /** Where a message goes. */
@@ -122,6 +135,11 @@ export interface PlatformAdapter {
    * reader): the name replicas sharing a store elect one listener under.
    */
   readonly exclusiveListener?: string | undefined;
+  /**
+   * Asked only when no allowlist or pairing admits a sender: why the platform vouches for them
+   * (a role they hold, a bot the operator lets in), or undefined. Must not throw.
+   */
+  vouchFor?(message: InboundMessage): Promise<string | undefined>;
   connect(events: AdapterEvents): Promise<void>;
   /**
    * Resolves when the listener is demonstrably alive (a cheap API call, a recent poll); rejects

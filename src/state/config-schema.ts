@@ -223,6 +223,17 @@ const telegramSection = section({
   channel_prompts: stringMap(),
 });
 
+/** A Discord server id (digits; quoted in YAML, as it is too long for a number), or "" for none. */
+function discordServerId() {
+  const message = accepts('a Discord server id in quotes (digits, e.g. "123456789012345678"), or "" for none');
+  return z
+    .preprocess(
+      (value) => (typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value),
+      z.string(message).refine((value) => value === "" || /^\d{1,20}$/.test(value), message),
+    )
+    .default("");
+}
+
 /** The original's top-level `discord:` section. */
 const discordSection = section({
   /** In guild channels, answer only messages that mention the bot. */
@@ -240,6 +251,14 @@ const discordSection = section({
   channel_prompts: stringMap(),
   allow_any_attachment: bool(false),
   max_attachment_bytes: integerAtLeast(0, 33_554_432),
+  /** A message reaching the agent in a server channel brings the chat before it (since the bot last spoke). */
+  history_backfill: bool(true),
+  /** At most this many earlier messages are read (in pages of 100). */
+  history_backfill_limit: integerBetween(0, 500, 50),
+  /** Another bot addresses this one only with an inline `<@id>` mention, not a reply ping. */
+  bots_require_inline_mention: bool(false),
+  /** A DM from someone on no allowlist is answered if they hold a DISCORD_ALLOWED_ROLES role on this server. */
+  dm_role_auth_guild: discordServerId(),
 });
 
 /** The original's top-level `slack:` section. */

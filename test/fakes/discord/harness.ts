@@ -19,6 +19,8 @@ export interface DiscordGateway {
   /** A user on the allowlist. */
   alice: FakeUser;
   adapter(): PlatformAdapter;
+  /** What the adapter logged. */
+  logs: string[];
   close(): Promise<void>;
 }
 
@@ -27,7 +29,8 @@ export async function startDiscordGateway(
     /** Extra config.yaml lines; a function gets the fake, to name its channels. */
     config?: string | ((fake: FakeDiscord) => string);
     provider?: FakeProviderOptions;
-    env?: Record<string, string>;
+    /** Extra environment; a function gets the fake, to name its roles. */
+    env?: Record<string, string> | ((fake: FakeDiscord) => Record<string, string>);
   } = {},
 ): Promise<DiscordGateway> {
   const fake = await startFakeDiscord();
@@ -38,7 +41,7 @@ export async function startDiscordGateway(
     DISCORD_ALLOWED_USERS: alice.id,
     DISCORD_BOT_TOKEN: fake.token,
     DISCORD_API_ROOT: fake.apiRoot,
-    ...options.env,
+    ...(typeof options.env === "function" ? options.env(fake) : options.env),
   };
   let current: PlatformAdapter | undefined;
   const logs: string[] = [];
@@ -62,6 +65,7 @@ export async function startDiscordGateway(
       fake,
       alice,
       adapter: () => current as PlatformAdapter,
+      logs,
       async close() {
         await gw.close();
         await fake.close();

@@ -32,6 +32,8 @@ export interface RestFault {
   global?: boolean;
   /** Destroy the socket without answering, as a network failure would. */
   drop?: boolean;
+  /** Never answer (until the fake closes), as an overloaded server would. */
+  stall?: boolean;
 }
 
 export interface RestReply {
@@ -113,6 +115,11 @@ export class RestRouter {
         req.socket.destroy();
         res.destroy();
         return undefined;
+      }
+      if (fault?.stall) {
+        call.status = -2;
+        this.record(call);
+        return new Promise<undefined>(() => undefined);
       }
       if (fault) return faultReply(fault);
     }

@@ -1,11 +1,13 @@
 /**
  * The REST endpoints the fake answers, with Discord's status codes: 200 with the object, 204 for
  * typing, reactions, deletes and interaction callbacks, 404 `{ code: 10003 | 10008 }` for unknown
- * channels and messages, 400 when a message would be empty or too long.
+ * channels and messages, 400 when a message would be empty or too long. Reading a channel's
+ * history answers as Discord does when permissions are missing: 403 Missing Access without View
+ * Channel, an empty list without Read Message History.
  */
 import type { RecordedCall, RestReply, RestRouter } from "./rest.js";
 import type { FakeDiscord } from "./server.js";
-import { channelPayload, type FakeMessage, messagePayload, snowflake } from "./state.js";
+import { channelPayload, type FakeMessage, memberPayload, messagePayload, snowflake, userPayload } from "./state.js";
 
 const ID = "(\\d+)";
 const MAX_CONTENT = 2000;
@@ -42,6 +44,23 @@ export function installRoutes(fake: FakeDiscord, router: RestRouter): void {
     return channel ? { status: 200, body: channelPayload(channel) } : unknownChannel;
   });
   router.on("POST", route(`/channels/${ID}/messages`), (call, [id]) => postMessage(fake, call, id as string));
+  router.on("GET", route(`/channels/${ID}/messages`), (call, [id]) => channelHistory(fake, call, id as string));
+  router.on("GET", route(`/guilds/${ID}/members/${ID}`), (_call, [guildId, userId]) => {
+    if (guildId !== fake.guildId) return { status: 404, body: { message: "Unknown Guild", code: 10004 } };
+    const member = fake.members.get(userId as string);
+    if (!member) return { status: 404, body: { message: "Unknown Member", code: 10007 } };
+    return {
+      status: 200,
+      body: {
+        ...memberPayload(member.roles),
+        user: userPayload(member.user),
+        nick: null,
+        avatar: null,
+        premium_since: null,
+        pending: false,
+      },
+    };
+  });
   router.on("PATCH", route(`/channels/${ID}/messages/${ID}`), (call, [channelId, messageId]) => {
     const message = findMessage(fake, channelId as string, messageId as string);
     if (!message) return unknownMessage;
@@ -135,6 +154,35 @@ function findMessage(fake: FakeDiscord, channelId: string, messageId: string): F
 function findInteractionMessage(fake: FakeDiscord, call: RecordedCall): string | undefined {
   const interactionId = call.path.split("/")[2];
   return fake.pressedMessages.get(interactionId ?? "");
+}
+
+/** GET /channels/{id}/messages with `before` and `limit` (1–100, default 50): newest first. */
+function channelHistory(fake: FakeDiscord, call: RecordedCall, channelId: string): RestReply {
+  const channel = fake.channels.get(channelId);
+  if (!channel) return unknownChannel;
+  const access = fake.channelAccess.get(channelId);
+  if (access === "no-view") return { status: 403, body: { message: "Missing Access", code: 50001 } };
+  const query = new URLSearchParams(call.query);
+  const limit = Number(query.get("limit") ?? 50);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    return {
+      status: 400,
+      body: {
+        message: "Invalid Form Body",
+        code: 50035,
+        errors: {
+          limit: { _errors: [{ code: "NUMBER_TYPE_MAX", message: "int value should be less than or equal to 100." }] },
+        },
+      },
+    };
+  }
+  if (access === "no-history") return { status: 200, body: [] };
+  const before = query.get("before");
+  const page = [...fake.messages.values()]
+    .filter((m) => m.channelId === channelId && !m.deleted && (!before || BigInt(m.id) < BigInt(before)))
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? 1 : -1))
+    .slice(0, limit);
+  return { status: 200, body: page.map((m) => messagePayload(m, channel)) };
 }
 
 function postMessage(fake: FakeDiscord, call: RecordedCall, channelId: string): RestReply {

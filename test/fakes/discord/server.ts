@@ -15,6 +15,7 @@ import {
   type FakeChannel,
   type FakeMessage,
   type FakeUser,
+  memberPayload,
   messagePayload,
   snowflake,
   userPayload,
@@ -36,7 +37,22 @@ export interface UserMessage {
   /** Mention the bot: `<@bot>` is put in front of the content and the bot listed in `mentions`. */
   mention?: boolean;
   attachments?: FakeAttachment[];
+  /** A reply to this message; like Discord's default, it mentions that message's author unless `replyPing` is false. */
+  replyTo?: string;
+  replyPing?: boolean;
+  /** Role ids the message mentions (`<@&id>` is added to the content). */
+  mentionRoles?: string[];
 }
+
+/** A message already in a channel (posted before the bot connected, or not sent over the gateway). */
+export interface PastMessage {
+  user: FakeUser;
+  content: string;
+  attachments?: FakeAttachment[];
+}
+
+/** What the bot may do in a channel: `no-view` (403 Missing Access), `no-history` (reads give nothing). */
+export type ChannelAccess = "no-view" | "no-history";
 
 export class FakeDiscord {
   readonly token: string;
@@ -54,6 +70,12 @@ export class FakeDiscord {
   readonly cdn = new Map<string, { data: Buffer; type: string }>();
   /** The message each dispatched button press was on, by interaction id. */
   readonly pressedMessages = new Map<string, string>();
+  /** Two roles of the guild (in GUILD_CREATE), for role allowlists. */
+  readonly roles = { helpers: snowflake(), guests: snowflake() };
+  /** Members of the guild besides the bot, by user id, with their role ids (GET /guilds/{id}/members/{user}). */
+  readonly members = new Map<string, { user: FakeUser; roles: string[] }>();
+  /** Channels whose permissions keep the bot from reading them. */
+  readonly channelAccess = new Map<string, ChannelAccess>();
   private readonly router: RestRouter;
   private readonly server: Server;
   private readonly waiters = new Set<() => void>();
@@ -150,20 +172,39 @@ export class FakeDiscord {
   userSays(message: UserMessage): string {
     const channel = message.channel === "dm" ? this.dmChannel(message.user) : this.channels.get(message.channel);
     if (!channel) throw new Error(`no channel ${message.channel}`);
-    const content = message.mention ? `<@${this.bot.id}> ${message.content}` : message.content;
+    const roleMentions = (message.mentionRoles ?? []).map((id) => `<@&${id}> `).join("");
+    const content = `${message.mention ? `<@${this.bot.id}> ` : ""}${roleMentions}${message.content}`;
+    const mentions = message.mention ? [this.bot] : [];
+    const replied = message.replyTo ? this.messages.get(message.replyTo) : undefined;
+    if (replied && message.replyPing !== false && !mentions.some((user) => user.id === replied.author.id)) {
+      mentions.push(replied.author);
+    }
     const stored = this.store({
       channelId: channel.id,
       author: message.user,
       content,
       attachments: message.attachments ?? [],
+      mentions,
+      ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      ...(message.mentionRoles ? { mentionRoles: message.mentionRoles } : {}),
     });
     this.gateway.dispatch("MESSAGE_CREATE", {
-      ...messagePayload(stored, channel, message.mention ? [this.bot] : []),
+      ...messagePayload(stored, channel),
       // Discord names the channel's type in gateway message events (discord.js needs it for DMs).
       channel_type: channel.type,
-      ...(channel.guildId ? { member: memberPayload() } : {}),
+      ...(channel.guildId ? { member: memberPayload(this.members.get(message.user.id)?.roles) } : {}),
     });
     return stored.id;
+  }
+
+  /** Messages already in a channel, oldest first, stored without a gateway event. Returns their ids. */
+  pastMessages(channelId: string, messages: PastMessage[]): string[] {
+    if (!this.channels.has(channelId)) throw new Error(`no channel ${channelId}`);
+    return messages.map(
+      (m) =>
+        this.store({ channelId, author: m.user, content: m.content, attachments: m.attachments ?? [], mentions: [] })
+          .id,
+    );
   }
 
   /** A user presses a button on one of the bot's messages: INTERACTION_CREATE. Returns the interaction id. */
@@ -283,17 +324,9 @@ export class FakeDiscord {
       large: false,
       joined_at: new Date().toISOString(),
       roles: [
-        {
-          id: this.guildId,
-          name: "@everyone",
-          permissions: "68608",
-          position: 0,
-          color: 0,
-          hoist: false,
-          managed: false,
-          mentionable: false,
-          flags: 0,
-        },
+        rolePayload(this.guildId, "@everyone", 0),
+        rolePayload(this.roles.helpers, "helpers", 1),
+        rolePayload(this.roles.guests, "guests", 2),
       ],
       emojis: [],
       stickers: [],
@@ -309,8 +342,18 @@ export class FakeDiscord {
   }
 }
 
-function memberPayload() {
-  return { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 };
+function rolePayload(id: string, name: string, position: number) {
+  return {
+    id,
+    name,
+    permissions: "68608",
+    position,
+    color: 0,
+    hoist: false,
+    managed: false,
+    mentionable: false,
+    flags: 0,
+  };
 }
 
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {

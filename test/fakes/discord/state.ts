@@ -6,11 +6,18 @@
 
 const DISCORD_EPOCH = 1_420_070_400_000n;
 let counter = 0n;
+let last = 0n;
 
-/** A snowflake as Discord makes them: milliseconds since 2015 in the high bits, a counter below. */
+/**
+ * A snowflake as Discord makes them: milliseconds since 2015 in the high bits, a counter below.
+ * Each is larger than the one before (as Discord's are), even when the counter wraps within a
+ * millisecond, so ids order messages the way `before=` paging expects.
+ */
 export function snowflake(): string {
   counter = (counter + 1n) & 0xfffn;
-  return String(((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) | counter);
+  const made = ((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) | counter;
+  last = made > last ? made : last + 1n;
+  return String(last);
 }
 
 export interface FakeUser {
@@ -48,6 +55,10 @@ export interface FakeMessage {
   components: any[];
   attachments: FakeAttachment[];
   replyTo?: string;
+  /** Users the message mentions (an inline `<@id>`, or the author of the message it replies to). */
+  mentions?: FakeUser[];
+  /** Roles the message mentions (`<@&id>`). */
+  mentionRoles?: string[];
   deleted: boolean;
   /** Emoji the bot has reacted with, as they stand now. */
   reactions: Set<string>;
@@ -64,6 +75,11 @@ export function userPayload(user: FakeUser) {
     avatar: null,
     bot: user.bot ?? false,
   };
+}
+
+/** A guild member object as message events and GET /guilds/{id}/members/{user} carry it (without `user` here). */
+export function memberPayload(roles: string[] = []) {
+  return { roles, joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 };
 }
 
 export function channelPayload(channel: FakeChannel) {
@@ -102,7 +118,11 @@ export function channelPayload(channel: FakeChannel) {
   };
 }
 
-export function messagePayload(message: FakeMessage, channel: FakeChannel | undefined, mentions: FakeUser[] = []) {
+export function messagePayload(
+  message: FakeMessage,
+  channel: FakeChannel | undefined,
+  mentions: FakeUser[] = message.mentions ?? [],
+) {
   return {
     id: message.id,
     channel_id: message.channelId,
@@ -114,7 +134,7 @@ export function messagePayload(message: FakeMessage, channel: FakeChannel | unde
     tts: false,
     mention_everyone: false,
     mentions: mentions.map(userPayload),
-    mention_roles: [],
+    mention_roles: message.mentionRoles ?? [],
     attachments: message.attachments.map((a) => ({
       id: a.id,
       filename: a.filename,

@@ -4,13 +4,11 @@
  * Rate limits Discord announces are waited out by the REST client when short; longer ones, and
  * every other failure, go back to the core as `PlatformSendError`s (see errors.ts).
  */
-import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import {
   type APIMessage,
   type ButtonInteraction,
-  type Channel,
   Client,
   Events,
   GatewayIntentBits,
@@ -18,14 +16,15 @@ import {
   type Message,
   Partials,
   REST,
-  type RESTOptions,
   Routes,
   Status,
 } from "discord.js";
+import { buildSessionKey, type SessionKeyOptions } from "../../session-key.js";
 import type {
   AdapterEvents,
   ApprovalPrompt,
   ChatAddress,
+  InboundMessage,
   OutboundText,
   PlatformAdapter,
   QuestionPrompt,
@@ -33,12 +32,27 @@ import type {
 } from "../../types.js";
 import { PlatformSendError } from "../../types.js";
 import { mediaCap } from "../capped-read.js";
+import { type AccessSettings, DiscordAccess, NO_EXTRA_ACCESS, roleIdsOf } from "./access.js";
 import { Acknowledgements } from "./acks.js";
+import { ChatBackfill } from "./backfill.js";
 import { answeredContent, approvalMessage, parsePress, QuestionChoices, questionMessage } from "./buttons.js";
 import { downloadFiles } from "./downloads.js";
 import { isUnknownResource, toSendError } from "./errors.js";
 import { toDiscordMarkdown } from "./format.js";
-import { type ChannelFacts, type DiscordRules, judge, placeOf, targetChannel, threadName } from "./inbound.js";
+import {
+  addressesBot,
+  channelFacts,
+  chatNameOf,
+  type DiscordRules,
+  judge,
+  placeOf,
+  targetChannel,
+  threadName,
+} from "./inbound.js";
+import { DiscordReads } from "./reads.js";
+import { nonceOf, restOptions } from "./rest-options.js";
+
+export { restOptions } from "./rest-options.js";
 
 /** Guild and DM messages with their content; nothing else (no members, presences or voice). */
 export const DISCORD_INTENTS = [
@@ -54,6 +68,8 @@ const MAX_MESSAGE_LENGTH = 2000;
 /** A shard that stays out of the ready state this long (resuming, reconnecting) counts as dead. */
 const NOT_READY_GRACE_MS = 120_000;
 const NO_PINGS = { parse: ["users"], replied_user: true };
+/** The core's defaults (`group_sessions_per_user` on, `thread_sessions_per_user` off). */
+const DEFAULT_SESSION_KEYS: SessionKeyOptions = { groupSessionsPerUser: true, threadSessionsPerUser: false };
 
 export interface DiscordAdapterOptions {
   token: string;
@@ -61,6 +77,12 @@ export interface DiscordAdapterOptions {
   apiRoot?: string;
   home: string;
   rules: DiscordRules;
+  /** Other bots, role allowlists and DM role checks (see access.ts); default: none of them. */
+  access?: AccessSettings;
+  /** How the core keys sessions, so a backfill leaves out what the receiving session already has. */
+  sessionKeys?: SessionKeyOptions;
+  /** How long reading the chat before a message may take (default 3 s). */
+  backfillTimeoutMs?: number;
   log: (line: string) => void;
   /** `gateway.max_inbound_media_bytes`: a ceiling over `discord.max_attachment_bytes` (0 or unset: none). */
   maxInboundMediaBytes?: number;
@@ -71,39 +93,6 @@ export interface DiscordAdapterOptions {
   requestTimeoutMs?: number;
 }
 
-export function restOptions(options: {
-  apiRoot?: string;
-  maxInlineRateLimitMs?: number;
-  requestTimeoutMs?: number;
-}): Partial<RESTOptions> {
-  const maxWait = options.maxInlineRateLimitMs ?? 10_000;
-  return {
-    ...(options.apiRoot ? { api: options.apiRoot } : {}),
-    // The core's delivery ledger retries failed sends with backoff; the client does not add its own.
-    retries: 0,
-    timeout: options.requestTimeoutMs ?? 15_000,
-    rejectOnRateLimit: (limit) => Math.max(limit.retryAfter, limit.timeToReset) > maxWait,
-  };
-}
-
-/** Discord keeps a nonce for a few minutes and, with `enforce_nonce`, answers a repeat with the first message. */
-function nonceOf(idempotencyKey: string | undefined): { nonce: string; enforce_nonce: true } | undefined {
-  if (!idempotencyKey) return undefined;
-  return { nonce: createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 25), enforce_nonce: true };
-}
-
-function channelFacts(channelId: string, guildId: string | null, channel: Channel | null): ChannelFacts {
-  const thread = channel?.isThread() ? channel : undefined;
-  return { id: channelId, guildId, isThread: Boolean(thread), parentId: thread?.parentId ?? null };
-}
-
-/** The guild channel's name (a thread's parent's); none in direct messages. */
-function chatNameOf(channel: Channel | null): string | undefined {
-  if (!channel || channel.isDMBased()) return undefined;
-  const named = channel.isThread() ? channel.parent : channel;
-  return named && "name" in named && typeof named.name === "string" ? named.name : undefined;
-}
-
 export class DiscordAdapter implements PlatformAdapter {
   readonly platform = "discord";
   readonly maxMessageLength = MAX_MESSAGE_LENGTH;
@@ -111,6 +100,9 @@ export class DiscordAdapter implements PlatformAdapter {
   private readonly rest: REST;
   private readonly acks: Acknowledgements;
   private readonly choices = new QuestionChoices();
+  private readonly reads: DiscordReads;
+  private readonly access: DiscordAccess;
+  private readonly backfill: ChatBackfill;
   private client: Client | undefined;
   private events: AdapterEvents | undefined;
   private inboundChain: Promise<void> = Promise.resolve();
@@ -118,6 +110,9 @@ export class DiscordAdapter implements PlatformAdapter {
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.rest = new REST(restOptions(options)).setToken(options.token);
+    this.reads = new DiscordReads(restOptions(options), options.token);
+    this.access = new DiscordAccess(options.access ?? NO_EXTRA_ACCESS, this.reads.memberRoles, options.log);
+    this.backfill = new ChatBackfill(this.reads.historyPage, options.rules, options.log, options.backfillTimeoutMs);
     this.acks = new Acknowledgements(
       {
         add: async (channel, message, emoji) => {
@@ -206,6 +201,10 @@ export class DiscordAdapter implements PlatformAdapter {
     }
     this.notReadySince = undefined;
     await this.rest.get(Routes.user());
+  }
+
+  vouchFor(message: InboundMessage): Promise<string | undefined> {
+    return this.access.vouchFor(message);
   }
 
   formatMarkdown(text: string): string {
@@ -317,10 +316,13 @@ export class DiscordAdapter implements PlatformAdapter {
     const events = this.events;
     const botId = this.client?.user?.id;
     if (!events || !botId) return;
-    if (message.author.bot || message.webhookId || message.system || message.author.id === botId) return;
-    const facts = channelFacts(message.channelId, message.guildId, message.channel);
-    let place = placeOf(facts);
-    const verdict = judge(place, message.content, message.mentions.users.has(botId), botId, this.options.rules);
+    if (message.webhookId || message.system || message.author.id === botId) return;
+    const fromBot = message.author.bot;
+    const mentionsBot = message.mentions.users.has(botId);
+    const addressed = addressesBot({ content: message.content, fromBot, mentionsBot }, botId, this.options.rules);
+    if (fromBot && !this.access.letsBotIn(addressed)) return;
+    let place = placeOf(channelFacts(message.channelId, message.guildId, message.channel));
+    const verdict = judge(place, message.content, addressed, botId, this.options.rules);
     if (!verdict.answer) return;
     if (verdict.startThread) {
       try {
@@ -334,26 +336,17 @@ export class DiscordAdapter implements PlatformAdapter {
         );
       }
     }
-    const { attachments, notes } = await downloadFiles(
-      [...message.attachments.values()].map((a) => ({
-        id: a.id,
-        name: a.name,
-        url: a.url,
-        size: a.size,
-        contentType: a.contentType,
-      })),
-      {
-        home: this.options.home,
-        messageId: message.id,
-        cap: mediaCap(this.options.rules.maxAttachmentBytes, this.options.maxInboundMediaBytes),
-        anyType: this.options.rules.allowAnyAttachment,
-      },
-    );
+    const { attachments, notes } = await downloadFiles([...message.attachments.values()], {
+      home: this.options.home,
+      messageId: message.id,
+      cap: mediaCap(this.options.rules.maxAttachmentBytes, this.options.maxInboundMediaBytes),
+      anyType: this.options.rules.allowAnyAttachment,
+    });
     const text = [verdict.text, ...notes].filter((line) => line.trim()).join("\n");
     if (!text && attachments.length === 0) return;
     if (this.options.rules.reactions) this.acks.received(targetChannel(place), message.channelId, message.id);
     const chatName = chatNameOf(message.channel);
-    events.inbound({
+    const inbound: InboundMessage = {
       platform: this.platform,
       ...place,
       ...(chatName ? { chatName } : {}),
@@ -364,7 +357,11 @@ export class DiscordAdapter implements PlatformAdapter {
       messageId: message.id,
       ...(message.reference?.messageId ? { replyTo: message.reference.messageId } : {}),
       sentAt: message.createdTimestamp,
-    });
+    };
+    const sessionKey = buildSessionKey(inbound, this.options.sessionKeys ?? DEFAULT_SESSION_KEYS);
+    const earlier = await this.backfill.before(inbound, message.channelId, sessionKey, botId);
+    this.access.remember(message.id, { bot: fromBot, roles: roleIdsOf(message.member) });
+    events.inbound(earlier.length > 0 ? { ...inbound, earlier } : inbound);
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {
@@ -382,6 +379,7 @@ export class DiscordAdapter implements PlatformAdapter {
       this.options.log(`discord: ${toSendError(error, "acknowledging a button press").message}`);
     }
     const place = placeOf(channelFacts(interaction.channelId ?? "", interaction.guildId, interaction.channel));
+    this.access.remember(interaction.id, { bot: false, roles: roleIdsOf(interaction.member) });
     events.inbound({
       platform: this.platform,
       ...place,

@@ -6,8 +6,11 @@
  *
  * In guilds the bot answers only where `allowed_channels` lets it (empty: everywhere), and only
  * when mentioned unless the channel is a free-response one (`require_mention`), or, in threads,
- * unless `thread_require_mention` is off. The mention itself is removed from the text.
+ * unless `thread_require_mention` is off. The mention itself is removed from the text. Other
+ * bots' messages get this far only as DISCORD_ALLOW_BOTS says (see access.ts), and with
+ * `bots_require_inline_mention` only an inline mention counts as a bot mentioning this one.
  */
+import type { Channel } from "discord.js";
 import type { HermesConfig } from "../../../state/config-schema.js";
 import type { ChatType } from "../../types.js";
 
@@ -20,6 +23,9 @@ export interface DiscordRules {
   reactions: boolean;
   allowAnyAttachment: boolean;
   maxAttachmentBytes: number;
+  historyBackfill: boolean;
+  historyBackfillLimit: number;
+  botsRequireInlineMention: boolean;
 }
 
 export function rulesFrom(config: HermesConfig): DiscordRules {
@@ -33,6 +39,9 @@ export function rulesFrom(config: HermesConfig): DiscordRules {
     reactions: section.reactions,
     allowAnyAttachment: section.allow_any_attachment,
     maxAttachmentBytes: section.max_attachment_bytes,
+    historyBackfill: section.history_backfill,
+    historyBackfillLimit: section.history_backfill_limit,
+    botsRequireInlineMention: section.bots_require_inline_mention,
   };
 }
 
@@ -49,6 +58,18 @@ export interface ChannelFacts {
   guildId: string | null;
   isThread: boolean;
   parentId: string | null;
+}
+
+export function channelFacts(channelId: string, guildId: string | null, channel: Channel | null): ChannelFacts {
+  const thread = channel?.isThread() ? channel : undefined;
+  return { id: channelId, guildId, isThread: Boolean(thread), parentId: thread?.parentId ?? null };
+}
+
+/** The guild channel's name (a thread's parent's); none in direct messages. */
+export function chatNameOf(channel: Channel | null): string | undefined {
+  if (!channel || channel.isDMBased()) return undefined;
+  const named = channel.isThread() ? channel.parent : channel;
+  return named && "name" in named && typeof named.name === "string" ? named.name : undefined;
 }
 
 export function placeOf(channel: ChannelFacts): ChatPlace {
@@ -91,6 +112,21 @@ export function judge(
     place.chatType === "thread" ? rules.threadRequireMention && !free : rules.requireMention && !free;
   if (needsMention && !mentioned) return { answer: false, why: "not mentioned" };
   return { answer: true, text, startThread: place.chatType === "channel" && mentioned && rules.autoThread };
+}
+
+/**
+ * Whether a message addresses the bot: Discord lists the bot among its mentions (an inline
+ * `<@id>`, or the ping of a reply to one of the bot's messages). With
+ * `bots_require_inline_mention`, another bot's message counts only with the inline form, so
+ * two bots replying to each other do not keep waking each other.
+ */
+export function addressesBot(
+  message: { content: string; fromBot: boolean; mentionsBot: boolean },
+  botId: string,
+  rules: Pick<DiscordRules, "botsRequireInlineMention">,
+): boolean {
+  if (message.fromBot && rules.botsRequireInlineMention) return new RegExp(`<@!?${botId}>`).test(message.content);
+  return message.mentionsBot;
 }
 
 export function stripMention(content: string, botId: string): string {

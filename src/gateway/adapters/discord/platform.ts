@@ -1,8 +1,9 @@
 /**
  * The Discord platform module: builds the adapter from DISCORD_BOT_TOKEN (or
  * `platforms.discord.token`), DISCORD_API_ROOT (or `platforms.discord.api_root`; the form
- * discord.js's `rest.api` takes, e.g. https://discord.com/api, to which it appends `/v10/...`)
- * and the `discord:` section, and probes the token with `GET /users/@me`.
+ * discord.js's `rest.api` takes, e.g. https://discord.com/api, to which it appends `/v10/...`),
+ * DISCORD_ALLOW_BOTS and DISCORD_ALLOWED_ROLES, and the `discord:` section, and probes the token
+ * with `GET /users/@me`.
  */
 import { DiscordAPIError, REST, Routes } from "discord.js";
 import {
@@ -13,8 +14,10 @@ import {
   platformSetting,
 } from "../../platform-catalog.js";
 import type { PlatformAdapter } from "../../types.js";
-import { DiscordAdapter, restOptions } from "./adapter.js";
+import { accessFrom } from "./access.js";
+import { DiscordAdapter } from "./adapter.js";
 import { rulesFrom } from "./inbound.js";
+import { restOptions } from "./rest-options.js";
 
 function token(context: PlatformContext): string {
   const value = platformSetting(context, "discord", "DISCORD_BOT_TOKEN", "token");
@@ -33,6 +36,11 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     ...(root ? { apiRoot: root } : {}),
     home: context.home,
     rules: rulesFrom(context.config),
+    access: accessFrom(context.env, context.config),
+    sessionKeys: {
+      groupSessionsPerUser: context.config.group_sessions_per_user,
+      threadSessionsPerUser: context.config.thread_sessions_per_user,
+    },
     maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
     log: context.log,
   });
