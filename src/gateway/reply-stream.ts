@@ -1,12 +1,13 @@
 /**
  * What a chat sees while the agent works: the reply growing by progressive edits of one
- * message (where the platform can edit and streaming is on), and tool progress lines. Both are
- * best-effort previews; the final reply always goes through the delivery ledger, replacing the
- * preview by an edit when it fits in one message.
+ * message (where the platform can edit and streaming is on), or as a draft where the adapter
+ * has drafts, and tool progress lines. Both are best-effort previews; the final reply always
+ * goes through the delivery ledger, replacing an edited preview when it fits in one message.
  */
+import { randomInt } from "node:crypto";
 import type { AgentEvent } from "../agent/events.js";
-import type { ToolProgressMode } from "./settings.js";
-import type { ChatAddress, PlatformAdapter } from "./types.js";
+import type { StreamTransport, ToolProgressMode } from "./settings.js";
+import { type ChatAddress, type PlatformAdapter, PlatformSendError } from "./types.js";
 
 /** Marks a preview that is still growing. */
 export const STREAM_CURSOR = " ▉";
@@ -27,6 +28,8 @@ export interface ReplyStreamOptions {
   freshFinalAfterMs?: number;
   /** Appended to the preview while it grows (default " ▉"). */
   cursor?: string;
+  /** "edit": previews always edit a message; "auto"/"draft" (default auto): drafts where the adapter can. */
+  transport?: StreamTransport;
   toolProgress: ToolProgressMode;
   log?: (message: string) => void;
   now?: () => number;
@@ -45,10 +48,14 @@ export class ReplyStream {
   private progressLines: string[] = [];
   private closed = false;
   private readonly now: () => number;
+  /** This reply's draft while previews are drafts; unset once drafts are not possible here. */
+  private draftId: number | undefined;
+  private draftsPausedUntil = 0;
 
   constructor(private readonly options: ReplyStreamOptions) {
     this.now = options.now ?? Date.now;
     this.shownAt = this.now();
+    if (options.transport !== "edit" && options.adapter.draft) this.draftId = randomInt(1, 2 ** 31 - 1);
   }
 
   /** When the chat last saw something of this turn (a preview, a progress line, a note), or when it began. */
@@ -67,7 +74,7 @@ export class ReplyStream {
 
   private get streams(): boolean {
     const { adapter, streaming } = this.options;
-    return streaming && adapter.canEdit && adapter.edit !== undefined;
+    return streaming && (this.draftId !== undefined || (adapter.canEdit && adapter.edit !== undefined));
   }
 
   readonly listener = (event: AgentEvent): void => {
@@ -98,7 +105,7 @@ export class ReplyStream {
     this.text += delta;
     if (!this.streams || this.text.length < (this.options.previewAfterChars ?? MIN_PREVIEW_CHARS)) return;
     if (this.text.length + this.cursor.length > this.options.adapter.maxMessageLength) return;
-    const wait = this.lastEditAt + this.options.editIntervalMs - this.now();
+    const wait = Math.max(this.lastEditAt + this.options.editIntervalMs, this.draftsPausedUntil) - this.now();
     if (wait <= 0) this.flushPreview();
     else if (!this.editTimer) {
       this.editTimer = setTimeout(() => {
@@ -114,12 +121,34 @@ export class ReplyStream {
     const text = this.text + this.cursor;
     this.chain(async () => {
       const { adapter, address } = this.options;
-      if (this.previewId) await adapter.edit?.(address, this.previewId, text, true);
+      if (this.draftId !== undefined && (await this.showDraft(text))) return;
+      if (!adapter.canEdit || !adapter.edit) return;
+      if (this.previewId) await adapter.edit(address, this.previewId, text, true);
       else {
         this.previewId = (await adapter.send({ ...address, text, preview: true })).messageId ?? undefined;
         this.previewSince = this.now();
       }
     });
+  }
+
+  /** Whether the preview is in hand as a draft (shown, or waiting out a rate limit); false: edit instead. */
+  private async showDraft(text: string): Promise<boolean> {
+    const { adapter, address, log } = this.options;
+    const draftId = this.draftId;
+    if (!adapter.draft || draftId === undefined) return false;
+    try {
+      if (await adapter.draft(address, draftId, text)) return true;
+      if (this.options.transport === "draft") log?.("streaming.transport is draft, but this chat cannot have drafts");
+    } catch (error) {
+      const waitMs = error instanceof PlatformSendError ? error.options.retryAfterMs : undefined;
+      if (waitMs !== undefined) {
+        this.draftsPausedUntil = this.now() + waitMs;
+        return true;
+      }
+      log?.(`a draft preview failed (${error instanceof Error ? error.message : String(error)}); editing instead`);
+    }
+    this.draftId = undefined;
+    return false;
   }
 
   private onTool(name: string, preview: string): void {

@@ -9,6 +9,8 @@ import type { SessionKeyOptions } from "./session-key.js";
 
 export type BusyInputMode = "interrupt" | "queue" | "steer";
 export type ToolProgressMode = "off" | "new" | "all" | "verbose";
+/** How previews stream (`streaming.transport`; "off" turns streaming off instead). */
+export type StreamTransport = "auto" | "draft" | "edit";
 
 export interface PlatformAccess {
   /** `<PLATFORM>_ALLOW_ALL_USERS=true`: anyone on this platform. */
@@ -29,6 +31,7 @@ export interface PlatformDisplay {
   freshFinalAfterMs: number;
   /** Appended to a growing preview (`streaming.cursor`). */
   cursor: string;
+  transport: StreamTransport;
 }
 
 /** The pause before each further part of a reply, drawn between these (`human_delay`). */
@@ -118,9 +121,11 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
     },
     display(platform) {
       const own = config.display.platforms[platform];
+      const { transport } = config.streaming;
       return {
         streaming:
-          own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.streaming.enabled ?? config.display.streaming,
+          transport !== "off" &&
+          (own?.streaming ?? STREAMING_BY_DEFAULT[platform] ?? config.streaming.enabled ?? config.display.streaming),
         toolProgress:
           own?.tool_progress ??
           config.display.tool_progress_overrides[platform] ??
@@ -130,6 +135,7 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
         previewAfterChars: config.streaming.buffer_threshold,
         freshFinalAfterMs: Math.round(config.streaming.fresh_final_after_seconds * 1000),
         cursor: config.streaming.cursor,
+        transport: transport === "off" ? "edit" : transport,
       };
     },
     humanDelay: humanDelay(config.human_delay),

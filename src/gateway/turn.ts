@@ -217,6 +217,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     previewAfterChars: display.previewAfterChars,
     freshFinalAfterMs: display.freshFinalAfterMs,
     cursor: display.cursor,
+    transport: display.transport,
     toolProgress: watched ? (runner.toolProgressChoice.get(sessionKey) ?? display.toolProgress) : "off",
     log: (line) => runner.log(line),
   });
@@ -348,7 +349,8 @@ async function sendReply(
     return sendFiles(runner, turn, files);
   }
   const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(text) : text;
-  const parts = splitMessage(formatted, adapter?.maxMessageLength ?? 4096);
+  // A reply the platform takes whole in a richer form of its own goes as the markdown itself.
+  const parts = adapter?.sendsWhole?.(text) ? [text] : splitMessage(formatted, adapter?.maxMessageLength ?? 4096);
   const ownChat = target.platform === message.platform && target.chatId === message.chatId;
   // The answer's parts are named after the message they answer: if this turn runs again (its
   // replica died after recording them), the ledger already has them and nothing is sent twice.

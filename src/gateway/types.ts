@@ -150,6 +150,19 @@ export interface PlatformAdapter {
   send(message: OutboundText): Promise<SentMessage>;
   /** `preview`: the text is a still-growing preview, not the final reply. */
   edit?(address: ChatAddress, messageId: string, text: string, preview?: boolean): Promise<void>;
+  /**
+   * Shows a still-growing reply as an ephemeral draft (one `draftId` per reply) instead of a
+   * message to edit; the final reply is then sent as a new message. Resolves false when this chat
+   * cannot have drafts (the caller edits instead); rejects with a PlatformSendError when a draft
+   * failed (one with `retryAfterMs` asks to wait, anything else to edit for the rest of the reply).
+   */
+  draft?(address: ChatAddress, draftId: number, text: string): Promise<boolean>;
+  /**
+   * Whether the platform takes this reply (standard markdown) whole, in a richer form of its own
+   * (Telegram's rich messages), rather than formatted and split: `send`/`edit` then get the
+   * markdown itself.
+   */
+  sendsWhole?(markdown: string): boolean;
   delete?(address: ChatAddress, messageId: string): Promise<void>;
   typing?(address: ChatAddress): Promise<void>;
   sendFile?(address: ChatAddress, path: string, caption?: string): Promise<SentMessage>;

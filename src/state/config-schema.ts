@@ -221,6 +221,8 @@ const telegramSection = section({
   allowed_chats: idList(),
   /** An extra system-prompt line per chat id. */
   channel_prompts: stringMap(),
+  /** Bot API 10.1 rich messages for replies MarkdownV2 renders badly; rich drafts for their previews. */
+  extra: section({ rich_messages: bool(false), rich_drafts: bool(false) }),
 });
 
 /** A Discord server id (digits; quoted in YAML, as it is too long for a number), or "" for none. */

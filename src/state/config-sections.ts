@@ -25,7 +25,8 @@ export function timeZoneText() {
 /**
  * The original's gateway streaming settings. Unset keys follow `display`: `enabled` is the
  * default for platforms without `display.platforms.<name>.streaming` (and without a built-in
- * default), `edit_interval` the seconds between edits where a platform sets none.
+ * default), `edit_interval` the seconds between edits where a platform sets none. `transport`
+ * picks drafts or edits for previews ("off": no previews at all).
  */
 export const streamingSection = z
   .object(
@@ -45,6 +46,8 @@ export const streamingSection = z
         .string(accepts('text such as " ▉", or "" for none'))
         .max(16, accepts("at most 16 characters"))
         .default(" ▉"),
+      /** "auto": drafts where the platform has them (Telegram private chats), else edits; "draft" the same, saying so when it cannot; "edit"; "off". */
+      transport: z.enum(["auto", "draft", "edit", "off"], accepts('"auto", "draft", "edit" or "off"')).default("auto"),
     },
     accepts("a mapping of settings"),
   )

@@ -3,6 +3,7 @@
  * Each method checks its input the way Telegram does and fails with Telegram's own descriptions.
  */
 import type { UploadedFile } from "./body.js";
+import type { DraftFrame } from "./drafts.js";
 import { EntityParseError, type MessageEntity, parseMarkdownV2 } from "./markdown-v2.js";
 
 export interface FakeUser {
@@ -29,6 +30,8 @@ export interface BotMessage {
   /** The text exactly as sent. */
   raw: string;
   parseMode?: string;
+  /** The markdown of a rich message (sendRichMessage, or an edit with rich_message). */
+  rich?: string;
   entities: MessageEntity[];
   replyMarkup?: unknown;
   replyTo?: number;
@@ -69,6 +72,8 @@ export class TelegramWorld {
   readonly messages: BotMessage[] = [];
   readonly files = new Map<string, StoredFile>();
   readonly callbackIds = new Set<string>();
+  /** Every draft shown (sendMessageDraft, sendRichMessageDraft), in order. */
+  readonly drafts: DraftFrame[] = [];
   private readonly nextMessageId = new Map<number, number>();
   private fileCounter = 0;
 
@@ -128,7 +133,9 @@ export class TelegramWorld {
       ...(message.threadId ? { message_thread_id: message.threadId, is_topic_message: true } : {}),
       ...(message.photo || message.document || message.voice || message.audio
         ? { caption: message.caption }
-        : { text: message.text, ...(message.entities.length ? { entities: message.entities } : {}) }),
+        : message.rich !== undefined
+          ? { rich_message: { blocks: [{ type: "paragraph", text: message.rich }] } }
+          : { text: message.text, ...(message.entities.length ? { entities: message.entities } : {}) }),
       ...(message.document
         ? { document: { file_id: "doc", file_unique_id: "doc", file_name: message.document.filename } }
         : {}),

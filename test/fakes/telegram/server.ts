@@ -8,10 +8,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseBody, readRequest, type UploadedFile } from "./body.js";
+import { invokeDraftOrRich } from "./drafts.js";
 import { ApiError, type BotMessage, type FakeUser, TelegramWorld } from "./methods.js";
 import { ALICE, type UserMessageInput, userMessage } from "./users.js";
 import { WebhookPusher } from "./webhook-push.js";
 
+export type { DraftFrame } from "./drafts.js";
 export type { BotMessage, FakeChat, FakeUser } from "./methods.js";
 export { ALICE, type UserMessageInput } from "./users.js";
 
@@ -59,6 +61,7 @@ export class FakeTelegram {
   private waiters: CallWaiter[] = [];
   private callbackCounter = 0;
   private pusher: WebhookPusher | undefined;
+  private readonly missing = new Set<string>();
 
   private constructor(
     private readonly server: Server,
@@ -121,6 +124,11 @@ export class FakeTelegram {
   /** The next `times` calls of `method` answer this error instead. */
   failNext(method: string, fault: Fault, times = 1): void {
     this.faults.set(method, [...(this.faults.get(method) ?? []), ...Array.from({ length: times }, () => fault)]);
+  }
+
+  /** From now on these methods answer as a server that does not have them (404 Not Found). */
+  withoutMethods(...methods: string[]): void {
+    for (const method of methods) this.missing.add(method);
   }
 
   /** Cuts the connection of every long poll being held now; returns how many. */
@@ -280,6 +288,7 @@ export class FakeTelegram {
     this.calls.push(call);
     try {
       if (match[1] !== this.token) throw new ApiError(401, "Unauthorized");
+      if (this.missing.has(method)) throw new ApiError(404, "Not Found");
       const fault = this.faults.get(method)?.shift();
       if (fault) {
         throw new ApiError(
@@ -324,6 +333,8 @@ export class FakeTelegram {
 
   private invoke(method: string, params: Record<string, unknown>, files: Record<string, UploadedFile>): unknown {
     const { world } = this;
+    const drafted = invokeDraftOrRich(world, method, params);
+    if (drafted !== undefined) return drafted;
     switch (method) {
       case "getMe":
         return {

@@ -18,7 +18,8 @@ const isPreview = (m: BotMessage) => m.text.endsWith(" ▉") || m.text.startsWit
 test("a DM turn with a tool call streams into one message by edits and ends as the full reply", async () => {
   const reply = "All done. The list is empty (nothing to do) - enjoy the rest of your day!";
   const tg = await startTelegramGateway({
-    config: FAST_EDITS,
+    // Private chats stream by drafts unless told to edit (telegram-drafts.test.ts covers drafts).
+    config: `${FAST_EDITS}streaming:\n  transport: edit\n`,
     provider: {
       script: [{ toolCalls: [{ name: "todo", arguments: { todos: [] } }] }, { text: reply, chunkDelayMs: 20 }],
     },

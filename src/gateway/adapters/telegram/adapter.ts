@@ -1,12 +1,14 @@
 /**
  * The Telegram platform through grammY: long polling for messages and button presses, MarkdownV2
- * sends that fall back to plain text when Telegram cannot parse them, streamed replies by edits,
- * files both ways, and approvals and questions as inline keyboards.
+ * sends that fall back to plain text when Telegram cannot parse them, streamed replies by drafts
+ * (private chats) or edits, rich messages for replies MarkdownV2 renders badly, files both ways,
+ * and approvals and questions as inline keyboards.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { basename, extname } from "node:path";
 import { Bot, InputFile } from "grammy";
 import type { CallbackQuery, Chat, InlineKeyboardMarkup, Update } from "grammy/types";
+import { splitMessage } from "../../split-message.js";
 import type {
   AdapterEvents,
   ApprovalPrompt,
@@ -17,10 +19,12 @@ import type {
   SentMessage,
 } from "../../types.js";
 import { approvalKeyboard, OpenPrompts, questionKeyboard, readPress } from "./buttons.js";
+import { MessageDrafts, type TextBody } from "./drafts.js";
 import { describeError, isGrammyError, isNotModified, isParseError, toSendError } from "./errors.js";
 import { escapeCode, escapeText, markdownV2ToPlain, renderForTelegram, toMarkdownV2 } from "./format.js";
 import { OffsetStore, UpdatePoller } from "./polling.js";
-import { chatTypeOf, type FileSource, inboundFromMessage, topicOf } from "./updates.js";
+import { RichMessages, type RichSettings } from "./rich.js";
+import { chatTypeOf, type FileSource, inboundFromMessage, thread, topicOf } from "./updates.js";
 import { WebhookListener } from "./webhook.js";
 
 export const TELEGRAM_API_ROOT = "https://api.telegram.org";
@@ -40,11 +44,8 @@ export interface TelegramAdapterOptions {
   log?: (line: string) => void;
   /** `gateway.max_inbound_media_bytes`: a ceiling over the Bot API's 20 MB download limit (0 or unset: none). */
   maxInboundMediaBytes?: number;
-}
-
-interface TextBody {
-  text: string;
-  parse_mode?: "MarkdownV2";
+  /** `telegram.extra.rich_messages` / `rich_drafts` (both off by default). */
+  rich?: RichSettings;
 }
 
 export class TelegramAdapter implements PlatformAdapter {
@@ -59,10 +60,16 @@ export class TelegramAdapter implements PlatformAdapter {
   private poller: UpdatePoller | undefined;
   private webhook: WebhookListener | undefined;
   private events: AdapterEvents | undefined;
+  private readonly rich: RichMessages;
+  private readonly drafts: MessageDrafts;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     const apiRoot = options.apiRoot ?? TELEGRAM_API_ROOT;
     this.bot = new Bot(options.token, { client: { apiRoot } });
+    const texts = { api: this.bot.api, token: options.token, log: (line: string) => this.log(line) };
+    this.rich = new RichMessages({ ...texts, settings: options.rich ?? { messages: false, drafts: false } });
+    const withPlainFallback = this.withPlainFallback.bind(this);
+    this.drafts = new MessageDrafts({ ...texts, rich: this.rich, withPlainFallback });
     // The numeric part of a token is the bot's public id.
     const botId = options.token.split(":")[0] ?? "bot";
     this.offsets = new OffsetStore(options.home, botId);
@@ -172,7 +179,22 @@ export class TelegramAdapter implements PlatformAdapter {
     return chat.type === "private" || allowed.length === 0 || allowed.includes(String(chat.id));
   }
 
+  /** A growing reply as an animated draft, where the chat and the server allow it (see drafts.ts). */
+  readonly draft = (address: ChatAddress, id: number, text: string) => this.drafts.show(address, id, text);
+  readonly sendsWhole = (markdown: string) => this.rich.takesWhole(markdown);
+
   async send(message: OutboundText): Promise<SentMessage> {
+    if (!message.preview && this.rich.takesWhole(message.text)) {
+      const sent = await this.rich.send(message);
+      if (sent) return sent;
+    }
+    const [first, rest] = this.classicParts(message.text, message.preview);
+    const sent = await this.sendText({ ...message, text: first });
+    for (const part of rest) await this.sendText({ ...message, text: part, replyTo: null });
+    return sent;
+  }
+
+  private async sendText(message: OutboundText): Promise<SentMessage> {
     const replyTo = message.replyTo && /^\d+$/.test(message.replyTo) ? Number(message.replyTo) : undefined;
     const sent = await this.withPlainFallback("sendMessage", message.text, (body) =>
       this.bot.api.sendMessage(message.chatId, body.text, {
@@ -184,7 +206,22 @@ export class TelegramAdapter implements PlatformAdapter {
     return { messageId: String(sent.message_id) };
   }
 
-  async edit(address: ChatAddress, messageId: string, text: string): Promise<void> {
+  async edit(address: ChatAddress, messageId: string, text: string, preview?: boolean): Promise<void> {
+    if (!preview && this.rich.takesWhole(text) && (await this.rich.edit(address, messageId, text))) return;
+    const [first, rest] = this.classicParts(text, preview);
+    await this.editText(address, messageId, first);
+    for (const part of rest) await this.sendText({ ...address, text: part });
+  }
+
+  /** A whole reply the rich path did not take can be longer than one message: then its MarkdownV2 parts. */
+  private classicParts(text: string, preview?: boolean): [string, string[]] {
+    const rendered = renderForTelegram(text);
+    if (preview || rendered.length <= this.maxMessageLength) return [text, []];
+    const [first = "", ...rest] = splitMessage(rendered, this.maxMessageLength);
+    return [first, rest];
+  }
+
+  private async editText(address: ChatAddress, messageId: string, text: string): Promise<void> {
     try {
       await this.withPlainFallback("editMessageText", text, (body) =>
         this.bot.api.editMessageText(address.chatId, Number(messageId), body.text, body),
@@ -354,10 +391,6 @@ function audioMethod(path: string): "sendVoice" | "sendAudio" | undefined {
   } catch {
     return undefined;
   }
-}
-
-function thread(address: ChatAddress): { message_thread_id?: number } {
-  return address.threadId && /^\d+$/.test(address.threadId) ? { message_thread_id: Number(address.threadId) } : {};
 }
 
 function captionOf(caption: string | undefined): { caption?: string } {

@@ -11,8 +11,10 @@ import {
   type ProbeResult,
   platformSetting,
 } from "../../platform-catalog.js";
+import { platformConfig } from "../../settings.js";
 import { TELEGRAM_API_ROOT, TelegramAdapter, type TelegramAdapterOptions } from "./adapter.js";
 import { describeError, isGrammyError } from "./errors.js";
+import type { RichSettings } from "./rich.js";
 
 const TOKEN_HINT = "check TELEGRAM_BOT_TOKEN (or platforms.telegram.token): copy the token @BotFather gave you";
 
@@ -47,6 +49,21 @@ function webhookSettings(context: PlatformContext): TelegramAdapterOptions["webh
   return { url, port, host: setting("TELEGRAM_WEBHOOK_HOST", "webhook_host") || "127.0.0.1", secret };
 }
 
+/** A yes/no `extra` key: `platforms.telegram.extra.<key>` first, then the top-level `telegram.extra.<key>`. */
+function extraFlag(context: PlatformContext, key: "rich_messages" | "rich_drafts"): boolean {
+  const extra = (platformConfig(context.config, "telegram")?.extra ?? {}) as Record<string, unknown>;
+  const value = extra[key] ?? context.config.telegram.extra[key];
+  if (typeof value === "boolean") return value;
+  const word = String(value).trim().toLowerCase();
+  if (/^(true|yes|on|1)$/.test(word)) return true;
+  if (/^(false|no|off|0)$/.test(word)) return false;
+  throw new Error(`platforms.telegram.extra.${key} is "${String(value)}"; set it to true or false`);
+}
+
+function richSettings(context: PlatformContext): RichSettings {
+  return { messages: extraFlag(context, "rich_messages"), drafts: extraFlag(context, "rich_drafts") };
+}
+
 export function createTelegramAdapter(context: PlatformContext): TelegramAdapter {
   const token = tokenOf(context);
   if (!token) throw new Error(`telegram is enabled but has no bot token; ${TOKEN_HINT}`);
@@ -61,6 +78,7 @@ export function createTelegramAdapter(context: PlatformContext): TelegramAdapter
     log: context.log,
     allowedChats: context.config.telegram.allowed_chats,
     maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
+    rich: richSettings(context),
     ...(timeout !== undefined ? { pollTimeoutSeconds: timeout } : {}),
     ...(webhook ? { webhook } : {}),
   });

@@ -33,6 +33,11 @@ export function chatTypeOf(chat: Chat): ChatType {
   return "group";
 }
 
+/** The topic a send goes to, as the Bot API takes it. */
+export function thread(address: { threadId?: string | null }): { message_thread_id?: number } {
+  return address.threadId && /^\d+$/.test(address.threadId) ? { message_thread_id: Number(address.threadId) } : {};
+}
+
 /** The forum topic a message belongs to, when it is in one. */
 export function topicOf(message: Pick<Message, "message_thread_id" | "is_topic_message">): string | undefined {
   return message.is_topic_message && message.message_thread_id !== undefined
