@@ -48,6 +48,8 @@ export interface ServerContext {
   startedAt: number;
   /** Sessions with a turn in progress (cached agents and one-off ones alike). */
   busySessions: Set<string>;
+  /** Told each time a turn gives its session and run slot back (work waiting for either goes on). */
+  onTurnReleased?: () => void;
 }
 
 export type HonoEnv = { Variables: { namespace: string; maxBodyBytes: number } };
@@ -134,6 +136,7 @@ export async function prepareTurn(ctx: ServerContext, request: TurnRequest): Pro
       release: () => {
         ctx.busySessions.delete(busyKey);
         release();
+        ctx.onTurnReleased?.();
       },
     };
   } catch (error) {

@@ -40,11 +40,16 @@ export async function startApiServer(options: StartApiServerOptions): Promise<Ap
     startedAt: Date.now(),
     busySessions: new Set(),
   };
-  const [{ serve }, { createApp }, { RunManager }] = await Promise.all([
+  const [{ serve }, { createApp }, { RunManager }, { ApiBackgroundResults }] = await Promise.all([
     import("@hono/node-server"),
     import("./app.js"),
     import("./runs/manager.js"),
+    import("./background-results.js"),
   ]);
+  // Finished background subagents report to their sessions in a turn of their own.
+  const background = new ApiBackgroundResults(ctx, log);
+  ctx.onTurnReleased = () => background.pump();
+  background.start();
   const runs = new RunManager(ctx);
   const interrupted = await runs.recover();
   if (interrupted > 0) log(`${interrupted} run(s) unfinished at the last shutdown are marked interrupted`);
@@ -65,6 +70,7 @@ export async function startApiServer(options: StartApiServerOptions): Promise<Ap
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await runs.settled();
+      await background.close();
       if (!options.store) store.close();
     },
   };

@@ -5,6 +5,7 @@
 
 import type { Agent } from "../agent/agent.js";
 import type { AuxiliaryClient } from "../agent/auxiliary.js";
+import type { BackgroundDelegations } from "../agent/delegation.js";
 import type { Learner } from "../runtime/learning/learner.js";
 import type { DetectOptions } from "../runtime/local-servers.js";
 import type { Extensions } from "../runtime/plugins/setup.js";
@@ -38,6 +39,8 @@ export interface Runtime {
   extensions?: Extensions;
   /** The learning loop (/learn), unless learning.mode is off. */
   learner?: Learner;
+  /** Background subagents (delegate_task with background: true); stopped by close(). */
+  background: BackgroundDelegations;
   home: string;
   close(): Promise<void>;
 }
@@ -139,6 +142,7 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
     reloadMcp: () => runtime.reloadMcp(),
     ...(runtime.extensions ? { extensions: runtime.extensions } : {}),
     ...(runtime.learner ? { learner: runtime.learner } : {}),
+    background: runtime.background,
     home: runtime.home,
     close: async () => {
       await agent.endSession("closed");

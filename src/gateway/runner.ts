@@ -16,6 +16,7 @@ import type { CronToolBackend } from "../tools/builtin/cronjob.js";
 import type { PermissionMode } from "../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import { type AuthDecision, authorize, pairingReply, requestPairing } from "./authorization.js";
+import { deliverBackgroundResults } from "./background-results.js";
 import { askApprovalInChat, askQuestionInChat } from "./chat-prompts.js";
 import { type CommandContext, handleCommand, type ParsedCommand, parseCommand } from "./commands.js";
 import { type DeliveryMirror, DeliveryQueue } from "./delivery.js";
@@ -86,6 +87,7 @@ export class GatewayRunner {
   private recovering: Promise<void> | undefined;
   private pruner: NodeJS.Timeout | undefined;
   private orphanSweeper: NodeJS.Timeout | undefined;
+  private detachBackground: (() => void) | undefined;
   /** Names this process among replicas sharing the store (session leases). */
   readonly replicaId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   /** /verbose: tool progress chosen in a chat, by session key. */
@@ -219,6 +221,8 @@ export class GatewayRunner {
 
   async start(): Promise<void> {
     await this.deliveries.start();
+    // Finished background subagents come back to their chats as turns.
+    this.detachBackground = deliverBackgroundResults(this);
     for (const adapter of this.adapters.values()) {
       const supervisor = new AdapterSupervisor(adapter, {
         inbound: (message) => this.accept(message),
@@ -292,6 +296,7 @@ export class GatewayRunner {
     await Promise.all(this.supervisors.map((s) => s.stop()));
     // Messages recorded during the drain are written before the store can close.
     await Promise.allSettled([...this.accepting]);
+    this.detachBackground?.();
   }
 
   /**

@@ -21,6 +21,7 @@ import {
   type Transcripts,
 } from "./attachments.js";
 import { speakAnswer, watchForSpeech } from "./auto-speech.js";
+import { isBackgroundResultMessage } from "./background-results.js";
 import { afterGoalTurn } from "./goal-loop.js";
 import { describeImages } from "./image-input.js";
 import { ReplyStream } from "./reply-stream.js";
@@ -362,7 +363,7 @@ async function sendReply(
     if (index > 0) await pauseLikeAPerson(runner, adapter, target);
     await runner.deliveries.deliver({
       ...target,
-      replyTo: index === 0 && ownChat ? message.messageId : null,
+      replyTo: index === 0 && ownChat && !isBackgroundResultMessage(message) ? message.messageId : null,
       sessionKey,
       text: part,
       editMessageId: index === 0 ? previewId : undefined,

@@ -13,7 +13,7 @@ import { IterationBudget } from "../agent/budget.js";
 import { isCodingSession } from "../agent/coding-context.js";
 import { primeWorkspaceSnapshot } from "../agent/coding-prompt.js";
 import { CONTEXT_FILE_MAX_CHARS, cachedContextFilesPrompt } from "../agent/context-files.js";
-import { delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
+import { BackgroundDelegations, delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import type { AgentListener } from "../agent/events.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
 import { AuthStoreError } from "../state/auth-store.js";
@@ -177,6 +177,8 @@ export interface HermesRuntime {
   readonly registry: ToolRegistry;
   /** The OS sandbox commands run in. */
   readonly sandbox: SandboxChoice;
+  /** Background subagents of this process; surfaces attach to hand their results to sessions. */
+  readonly background: BackgroundDelegations;
   /** The cached agent for `key`, or a new one (cached) built from `request`. */
   agentFor(key: string, request?: AgentRequest): Agent;
   /** A new agent that is not cached (one-off runs). */
@@ -396,10 +398,11 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   base = baseOptions;
   features.startCurator(store, auxiliary);
   // Subagents draw on each run's budget through the tool context; this one is only a fallback.
-  registerDelegateTool(
-    registry,
-    delegationDepsFrom(baseOptions, new IterationBudget(baseOptions.maxIterations ?? 90), config.delegation),
-  );
+  const background = new BackgroundDelegations(config.delegation.max_async_children);
+  registerDelegateTool(registry, {
+    ...delegationDepsFrom(baseOptions, new IterationBudget(baseOptions.maxIterations ?? 90), config.delegation),
+    background,
+  });
   /** Agents whose toolsets follow the configuration (and so gain MCP toolsets on reload). */
   const followsConfig = new Set<WeakRef<Agent>>();
   const refreshFollowers = () => {
@@ -472,6 +475,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     approvals: tools.approvals,
     registry,
     sandbox,
+    background,
     extensions,
     learner,
     createAgent,
@@ -506,6 +510,8 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     },
     close: async () => {
       log("info", "runtime", "close", { platform: options.platform ?? "cli" });
+      const stopped = await background.close();
+      if (stopped > 0) notice(`stopped ${stopped} background subagent(s) that were still running`, "important");
       await Promise.all(cache.agents().map((agent) => agent.endSession("shutdown")));
       await learner?.idle();
       cache.close();

@@ -437,6 +437,8 @@ export const configSchema = z.object(
     delegation: section({
       max_iterations: integerAtLeast(1, 50),
       max_concurrent_children: integerAtLeast(1, 3),
+      /** Background subagents (delegate_task with background: true) running at once per process. */
+      max_async_children: integerAtLeast(1, 3),
       max_spawn_depth: integerBetween(1, 3, 1),
       model: text(""),
       provider: text(""),

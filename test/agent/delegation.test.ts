@@ -555,6 +555,7 @@ test("delegation settings fill defaults and clamp max_spawn_depth to 3", () => {
   assert.deepEqual(normalizeDelegationSettings(), {
     max_iterations: 50,
     max_concurrent_children: 3,
+    max_async_children: 3,
     max_spawn_depth: 1,
     max_summary_chars: 24_000,
     child_timeout_seconds: 0,

@@ -9,6 +9,8 @@ export interface DelegationSettings {
   max_iterations: number;
   /** Subagents of one batch running at once (`delegation.max_concurrent_children`). */
   max_concurrent_children: number;
+  /** Background subagents (`delegate_task` with `background: true`) running at once per process. */
+  max_async_children: number;
   /** Depth of the delegation tree: 1 = children cannot delegate; at most 3. */
   max_spawn_depth: number;
   /** Model for subagents; empty = the parent's. */
@@ -38,6 +40,7 @@ export interface DelegationSettings {
 export const DELEGATION_DEFAULTS: Readonly<DelegationSettings> = {
   max_iterations: 50,
   max_concurrent_children: 3,
+  max_async_children: 3,
   max_spawn_depth: 1,
   max_summary_chars: 24_000,
   child_timeout_seconds: 0,
@@ -61,6 +64,7 @@ export function normalizeDelegationSettings(input: Partial<DelegationSettings> =
       input.max_concurrent_children,
       DELEGATION_DEFAULTS.max_concurrent_children,
     ),
+    max_async_children: positiveInteger(input.max_async_children, DELEGATION_DEFAULTS.max_async_children),
     max_spawn_depth: Math.min(depth, MAX_SPAWN_DEPTH_LIMIT),
     max_summary_chars: positiveInteger(input.max_summary_chars, DELEGATION_DEFAULTS.max_summary_chars),
     child_timeout_seconds:

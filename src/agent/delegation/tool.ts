@@ -8,6 +8,8 @@ import type { ToolContext, ToolRegistry } from "../../tools/registry.js";
 import { z } from "../../util/schema/index.js";
 import type { IterationBudget } from "../budget.js";
 import { type AgentOptions, resolveToolNames } from "../options.js";
+import type { BackgroundDelegations } from "./background.js";
+import { dispatchInBackground } from "./background-dispatch.js";
 import { type ChildEnvironment, type ChildReport, type DelegateTask, runChild } from "./run-child.js";
 import { childOptionsFrom, type DelegationSettings, normalizeDelegationSettings } from "./settings.js";
 
@@ -24,6 +26,8 @@ export interface DelegationDeps {
   parentToolNames?: () => readonly string[] | Promise<readonly string[]>;
   /** How long to wait for interrupted subagents to stop before reporting them anyway (default 2000 ms). */
   interruptGraceMs?: number;
+  /** The process's background subagents; without it `background: true` is refused. */
+  background?: BackgroundDelegations;
 }
 
 export interface DelegateResult {
@@ -50,6 +54,7 @@ export const delegateTaskParameters = z.object({
     .describe("Several independent tasks run in parallel, instead of goal"),
   role: role.describe("leaf (default) works alone; orchestrator may delegate again where depth allows"),
   max_iterations: z.number().int().min(1).optional().describe("Lower each subagent's iteration cap"),
+  background: z.boolean().optional().describe("Don't wait: summaries arrive later as new messages"),
 });
 
 export type DelegateTaskArgs = z.infer<typeof delegateTaskParameters>;
@@ -136,6 +141,7 @@ async function delegate(
     enableDelegation: (childRegistry, childDepth, childTools) =>
       registerDelegateTool(childRegistry, { ...deps, depth: childDepth, parentToolNames: () => childTools }),
   };
+  if (args.background) return dispatchInBackground(tasks, env, deps.background);
   const total = tasks.length;
   const results = await runLimited(total, settings.max_concurrent_children, async (index) => {
     const task = tasks[index]!;

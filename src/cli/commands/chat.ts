@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import type { RunResult } from "../../agent/agent.js";
 import { redactSecrets } from "../../util/redact.js";
 import { markTurnCompleted } from "../../util/turn-marker.js";
+import { collectBackgroundResults } from "../background-wait.js";
 import { EXIT, UsageError } from "../exit-codes.js";
 import type { ChatFlags } from "../program.js";
 import { attachProgress } from "../progress.js";
@@ -86,14 +87,23 @@ async function runChatTurn(flags: ChatFlags, startedAt: number): Promise<void> {
   const quiet = Boolean(flags.quiet || flags.json || flags.finalOnly);
   const runtime = await buildRuntime(flags, { interactive: false, quiet });
   const detach = quiet ? () => {} : attachProgress(runtime.agent, { verbose: Boolean(flags.verbose) });
+  const background = collectBackgroundResults(runtime.background);
   // SIGTERM stops the turn as Ctrl-C does, so the running command's process group goes with it.
-  const onSigint = () => runtime.agent.interrupt();
+  const onSigint = () => {
+    runtime.agent.interrupt();
+    background.stop();
+  };
   process.once("SIGINT", onSigint);
   process.once("SIGTERM", onSigint);
   let result: RunResult | undefined;
   let error: string | undefined;
   try {
     result = await runtime.agent.runConversation(query);
+    // Background subagents report back before the answer is printed.
+    const notice = (message: string) => {
+      if (!quiet) process.stderr.write(`hermes: ${message}\n`);
+    };
+    result = await background.finish(runtime.agent, result, notice);
     markTurnCompleted();
     error = result.error;
     if (result.completed) {

@@ -25,6 +25,7 @@ import { SessionTitler } from "../session-titles.js";
 import { createSlashRegistry } from "../slash/commands.js";
 import type { ContextStatus, DisplaySettings, SessionUsage, SlashContext, ToolProgressMode } from "../slash/context.js";
 import { describeUnresolved, type SlashRegistry, type SlashResolution } from "../slash/registry.js";
+import { BackgroundInbox } from "./background-inbox.js";
 import { displayOptionsFrom } from "./display-options.js";
 import { registerPluginCommands, registerQuickCommands } from "./extra-commands.js";
 import { GoalDriver } from "./goal-driver.js";
@@ -103,6 +104,12 @@ export class ChatController implements SlashContext {
     },
     closed: () => this.closed,
   });
+  private readonly background = new BackgroundInbox({
+    print: (text) => this.print(text),
+    busy: () => this.busy,
+    closed: () => this.closed,
+    start: (text) => void this.send(text),
+  });
   private readonly titler = new SessionTitler(
     titleWithAuxiliary(
       () => this.current.auxiliary(),
@@ -128,6 +135,7 @@ export class ChatController implements SlashContext {
       options: displayOptionsFrom(runtime.config),
     };
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
+    this.background.attach(runtime.background);
     registerPluginCommands(this.commands, runtime, () => this.current.agent.sessionId);
     registerQuickCommands(this.commands, runtime, (text) => view.print(text));
   }
@@ -258,8 +266,12 @@ export class ChatController implements SlashContext {
     let next: string | undefined = first;
     while (next !== undefined && !this.closed) {
       const outcome = await this.runTurn(next);
-      // What the user sent meanwhile goes first; a standing goal's next step only after it.
-      next = this.queue.shift() ?? (outcome ? await this.goals.afterTurn(outcome) : undefined);
+      // What the user sent meanwhile goes first, then finished background subagents; a standing
+      // goal's next step only after them.
+      next =
+        this.queue.shift() ??
+        (this.stopRequested ? this.background.hold() : this.background.take()) ??
+        (outcome ? await this.goals.afterTurn(outcome) : undefined);
     }
   }
 
@@ -274,7 +286,7 @@ export class ChatController implements SlashContext {
       );
       return undefined;
     }
-    this.view.turnStarted(text);
+    this.view.turnStarted(this.background.label(text));
     const history = this.pendingHistory;
     this.pendingHistory = undefined;
     const outcome: TurnOutcome = { text };
@@ -457,6 +469,7 @@ export class ChatController implements SlashContext {
     this.unsubscribe();
     this.current = runtime;
     this.unsubscribe = runtime.agent.on((event) => this.view.agentEvent(event));
+    this.background.attach(runtime.background);
     // Later rebuilds start from what this one resolved (a detected local server stays picked).
     this.flags = { ...next, model: runtime.model, provider: runtime.provider };
     if (runtime.baseUrl) this.flags.baseUrl = runtime.baseUrl;
@@ -491,6 +504,7 @@ export class ChatController implements SlashContext {
     }
     await this.titler.close();
     this.unsubscribe();
+    this.background.close();
     await this.current.close();
   }
 }

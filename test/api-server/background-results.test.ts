@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { backgroundScript, HeldChildren, lastUserText } from "../helpers/background-subagents.js";
+import { type Harness, startHarness } from "./harness.js";
+
+type ApiMessage = { role: string; content: string | null };
+
+async function apiServerWith(held: HeldChildren, goal: string): Promise<Harness> {
+  return startHarness({
+    config: "learning:\n  mode: off\n",
+    provider: {
+      fallback: backgroundScript(held, {
+        onUser: (req) => {
+          const text = lastUserText(req);
+          if (text === "dispatch") {
+            return { toolCalls: [{ name: "delegate_task", arguments: { goal, background: true } }] };
+          }
+          if (text === "wait here") return held.answer("@parent");
+          return { text: `answered: ${text}` };
+        },
+        onToolResult: () => ({ text: "Started it in the background." }),
+      }),
+    },
+  });
+}
+
+async function chat(h: Harness, text: string, sessionId?: string): Promise<{ sessionId: string; answer: string }> {
+  const response = await h.request("/v1/chat/completions", {
+    method: "POST",
+    body: JSON.stringify({ model: "hermes-agent", messages: [{ role: "user", content: text }] }),
+    ...(sessionId ? { headers: { "X-Hermes-Session-Id": sessionId } } : {}),
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+  return { sessionId: response.headers.get("x-hermes-session-id")!, answer: body.choices[0]!.message.content };
+}
+
+async function messages(h: Harness, sessionId: string): Promise<ApiMessage[]> {
+  const response = await h.request(`/api/sessions/${sessionId}/messages`);
+  return ((await response.json()) as { data: ApiMessage[] }).data;
+}
+
+/** Reads the session until `count` messages are stored (bounded). */
+async function untilMessages(h: Harness, sessionId: string, count: number): Promise<ApiMessage[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const stored = await messages(h, sessionId);
+    if (stored.length >= count) return stored;
+    if (Date.now() > deadline) throw new Error(`only ${stored.length} of ${count} messages were stored`);
+  }
+}
+
+test("an API session's background subagent reports in a turn of its own, stored in the session", async () => {
+  const held = new HeldChildren();
+  const h = await apiServerWith(held, "tally the votes");
+  try {
+    const first = await chat(h, "dispatch");
+    assert.equal(first.answer, "Started it in the background.");
+    held.release("tally the votes", { text: "Yes 12, no 5." });
+    // dispatch, the tool call and its answer, the reply; then the result turn and its answer.
+    const stored = await untilMessages(h, first.sessionId, 6);
+    assert.match(
+      String(stored[4]?.content),
+      /^\[Background subagent result bg_\w+ — this is not a message from the user\]/,
+    );
+    assert.equal(stored[4]?.role, "user");
+    assert.equal(stored[5]?.role, "assistant");
+    assert.match(String(stored[5]?.content), /^parent read: .*Yes 12, no 5\./s);
+
+    const next = await chat(h, "and now?", first.sessionId);
+    assert.equal(next.answer, "answered: and now?");
+    const sent = h.fake.requests.at(-1)!.body.messages as ApiMessage[];
+    assert.ok(
+      sent.some((m) => m.role === "user" && String(m.content).startsWith("[Background subagent result")),
+      "the client's next turn continues after the result",
+    );
+  } finally {
+    held.release("@parent", { text: "unused" });
+    await h.close();
+  }
+});
+
+test("a result for a session in the middle of a turn waits for that turn to end", async () => {
+  const held = new HeldChildren();
+  const h = await apiServerWith(held, "check the mirrors");
+  try {
+    const first = await chat(h, "dispatch");
+    const busy = chat(h, "wait here", first.sessionId);
+    await held.arrived("@parent");
+    held.release("check the mirrors", { text: "All mirrors are in sync." });
+    await h.runtime.background.idle();
+    held.release("@parent", { text: "done waiting" });
+    assert.equal((await busy).answer, "done waiting", "the client's turn was not disturbed");
+    const stored = await untilMessages(h, first.sessionId, 8);
+    assert.deepEqual(
+      stored.slice(4).map((m) => [m.role, String(m.content).slice(0, 27)]),
+      [
+        ["user", "wait here"],
+        ["assistant", "done waiting"],
+        ["user", "[Background subagent result"],
+        ["assistant", "parent read: [Background su"],
+      ],
+    );
+  } finally {
+    await h.close();
+  }
+});

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { backgroundScript, HeldChildren, lastUserText } from "../helpers/background-subagents.js";
+import { type GatewayHarness, startGateway } from "./harness.js";
+
+const DM_KEY = "agent:main:test:dm:chat-1";
+
+async function gatewayWith(held: HeldChildren, goal: string): Promise<GatewayHarness> {
+  return startGateway({
+    config: "learning:\n  mode: off\n",
+    provider: {
+      fallback: backgroundScript(held, {
+        onUser: (req) => {
+          const text = lastUserText(req);
+          if (text === "dispatch") {
+            return { toolCalls: [{ name: "delegate_task", arguments: { goal, background: true } }] };
+          }
+          if (text === "wait here") return held.answer("@parent");
+          return { text: `answered: ${text}` };
+        },
+        onToolResult: () => ({ text: "Started it in the background." }),
+      }),
+    },
+  });
+}
+
+/** Resolves once `condition` holds, checking on each turn of the event loop (bounded). */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+test("a background subagent's result comes back to the chat as a new turn of its session", async () => {
+  const held = new HeldChildren();
+  const gw = await gatewayWith(held, "check the invoices");
+  try {
+    gw.adapter.inject({ messageId: "m1", text: "dispatch" });
+    await gw.adapter.waitForText(/^Started it in the background\.$/);
+    await held.arrived("check the invoices");
+    held.release("check the invoices", { text: "Two invoices are overdue." });
+    const reply = await gw.adapter.waitForText(/^parent read: /);
+    assert.match(reply, /^parent read: \[Background subagent result bg_\w+ — this is not a message from the user\]/);
+    assert.match(reply, /Two invoices are overdue\./);
+    const sent = gw.adapter.sent.find((record) => record.current === reply);
+    assert.equal(sent?.chatId, "chat-1");
+    assert.equal(sent?.replyTo ?? null, null, "the answer is not a reply to a message nobody sent");
+
+    await gw.runner.idle();
+    const route = await gw.store.sessionRoute(DM_KEY);
+    const stored = await gw.runtime.store.getMessages(route!.sessionId);
+    const users = stored.filter((m) => m.role === "user").map((m) => String(m.content));
+    assert.equal(users.length, 2, "the result is a turn of the chat's session");
+    assert.equal(users[0], "dispatch");
+    assert.match(users[1]!, /^\[Background subagent result/);
+  } finally {
+    held.release("@parent", { text: "unused" });
+    await gw.close();
+  }
+});
+
+test("a result that finishes during the chat's turn waits in its lane instead of interrupting it", async () => {
+  const held = new HeldChildren();
+  const gw = await gatewayWith(held, "scan the logs");
+  try {
+    gw.adapter.inject({ messageId: "m1", text: "dispatch" });
+    await gw.adapter.waitForText(/^Started it in the background\.$/);
+    gw.adapter.inject({ messageId: "m2", text: "wait here" });
+    await held.arrived("@parent");
+    held.release("scan the logs", { text: "No errors in the logs." });
+    await until(() => gw.runner.waiting(DM_KEY).length === 1, "the result to be queued behind the running turn");
+    held.release("@parent", { text: "finished waiting" });
+    await gw.adapter.waitForText(/^parent read: /);
+    const texts = gw.adapter.texts();
+    const waited = texts.indexOf("finished waiting");
+    const result = texts.findIndex((text) => text.startsWith("parent read: "));
+    assert.ok(waited >= 0, "the running turn was not interrupted");
+    assert.ok(result > waited, "the result's answer comes after the turn it waited for");
+  } finally {
+    held.release("@parent", { text: "unused" });
+    await gw.close();
+  }
+});
