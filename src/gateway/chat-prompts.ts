@@ -69,7 +69,7 @@ export async function askQuestionInChat(
 }
 
 /** False when the platform has no buttons or showing them failed. */
-async function askWithButtons(
+export async function askWithButtons(
   runner: GatewayRunner,
   message: InboundMessage,
   question: string,

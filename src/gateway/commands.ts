@@ -13,6 +13,7 @@ import { packageVersion } from "../util/version.js";
 import { goalCommand } from "./goal-loop.js";
 import type { GatewayRunner } from "./runner.js";
 import type { ToolProgressMode } from "./settings.js";
+import { confirmInChat, newConversationStake, undoStake } from "./slash-confirm.js";
 import { sessionAgent, type Turn } from "./turn.js";
 import type { InboundMessage } from "./types.js";
 
@@ -64,12 +65,15 @@ async function startFresh(ctx: CommandContext): Promise<void> {
 const COMMANDS: Record<string, GatewayCommand> = {
   help: { summary: "list these commands", whileBusy: true, run: async (ctx) => helpText(ctx) },
   new: {
-    summary: "start a new conversation (the old one stays saved)",
+    summary: "start a new conversation (the old one stays saved): /new [-y|confirm|always|cancel]",
     whileBusy: true,
-    async run(ctx) {
+    async run(ctx, args) {
+      const stake = async () => newConversationStake(ctx.runner, await currentSessionId(ctx));
+      const gate = await confirmInChat(ctx, "new", args, stake);
+      if (!gate.proceed) return gate.reply;
       ctx.runner.clearWaiting(ctx.sessionKey);
       await startFresh(ctx);
-      return "Started a new conversation.";
+      return withNote("Started a new conversation.", gate.note);
     },
   },
   stop: {
@@ -226,10 +230,14 @@ const COMMANDS: Record<string, GatewayCommand> = {
     },
   },
   undo: {
-    summary: "forget the last exchange",
-    async run(ctx) {
+    summary: "forget the last exchange: /undo [-y|confirm|always|cancel]",
+    async run(ctx, args) {
+      const stake = async () => undoStake(ctx.runner, await currentSessionId(ctx));
+      const gate = await confirmInChat(ctx, "undo", args, stake);
+      if (!gate.proceed) return gate.reply;
       const removed = await undoLast(ctx);
-      return removed === undefined ? "Nothing to undo." : `Forgot the last exchange ("${oneLine(removed)}").`;
+      if (removed === undefined) return "Nothing to undo.";
+      return withNote(`Forgot the last exchange ("${oneLine(removed)}").`, gate.note);
     },
   },
   goal: {
@@ -354,6 +362,10 @@ const COMMANDS: Record<string, GatewayCommand> = {
 
 const REASONING_LEVELS = ["none", "minimal", "low", "medium", "high", "xhigh"];
 const PROGRESS_MODES: readonly ToolProgressMode[] = ["off", "new", "all", "verbose"];
+
+function withNote(reply: string, note: string | undefined): string {
+  return note ? `${reply}\n${note}` : reply;
+}
 
 function oneLine(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -545,6 +545,10 @@ export const configSchema = z.object(
       unattended_mode: oneOf(["deny", "approve"]).default("deny"),
       /** The permission mode a session starts in (plan, ask, auto-edit, yolo); `--mode` overrides it. */
       default_mode: oneOf(PERMISSION_MODES).default("ask"),
+      /** Ask before /new, /clear and /undo throw away a non-empty conversation (terminal and chats). */
+      destructive_slash_confirm: bool(true),
+      /** Ask before /reload-mcp changes the tool list (which discards the provider's prompt cache). */
+      mcp_reload_confirm: bool(true),
     }),
     checkpoints: checkpointsSection,
     learning: learningSection,

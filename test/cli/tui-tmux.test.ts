@@ -3,7 +3,6 @@
  * and poll the screen until the expected text appears or a deadline passes.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,97 +11,43 @@ import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider } from "../fake-provider/types.js";
 import { conversationOf, lastToolResults } from "../helpers/agent-harness.js";
 import { useTitleEndpoint } from "../helpers/title-endpoint.js";
+import { type Pane, TmuxServer } from "../helpers/tmux-pane.js";
 
-const SOCKET = `hermes-tui-test-${process.pid}`;
+let tmux: TmuxServer;
 let fake: FakeProvider;
 let titles: FakeProvider;
 const homes: string[] = [];
 
-function tmux(...args: string[]): string {
-  return execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8" });
-}
-
 before(async () => {
-  const found = spawnSync("tmux", ["-V"], { encoding: "utf8" });
-  if (found.error || found.status !== 0) {
-    throw new Error("the TUI tests need tmux on PATH (Debian/Ubuntu: apt-get install -y tmux)");
-  }
+  tmux = TmuxServer.require();
   fake = await startFakeProvider({ models: [{ id: "scripted" }] });
   titles = await startFakeProvider({ fallback: { text: "A test session" } });
 });
 
 after(async () => {
-  spawnSync("tmux", ["-L", SOCKET, "kill-server"]);
+  tmux.close();
   await fake.close();
   await titles.close();
   for (const home of homes) rmSync(home, { recursive: true, force: true });
 });
 
-class Pane {
-  constructor(readonly name: string) {}
+/** The TUI against the scripted fake provider, in a fresh home unless one is given. */
+function startPane(
+  name: string,
+  extraArgs: string[] = [],
+  home = mkdtempSync(join(tmpdir(), "hermes-tui-")),
+  extraConfig = "",
+): Pane {
+  homes.push(home);
+  useTitleEndpoint(home, titles.url);
+  if (extraConfig) appendFileSync(join(home, "config.yaml"), extraConfig);
+  const args = ["--provider", "custom", "--base-url", `${fake.url}/v1`, "--api-key", "k", "--model", "scripted"];
+  return tmux.startHermes(name, home, [...args, ...extraArgs]);
+}
 
-  static start(
-    name: string,
-    extraArgs: string[] = [],
-    home = mkdtempSync(join(tmpdir(), "hermes-tui-")),
-    extraConfig = "",
-  ): Pane {
-    homes.push(home);
-    useTitleEndpoint(home, titles.url);
-    if (extraConfig) appendFileSync(join(home, "config.yaml"), extraConfig);
-    const hermes = [
-      process.execPath,
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
-      "--provider",
-      "custom",
-      "--base-url",
-      `${fake.url}/v1`,
-      "--api-key",
-      "k",
-      "--model",
-      "scripted",
-      ...extraArgs,
-    ].join(" ");
-    const command = `env HERMES_HOME=${home} HERMES_YOLO_MODE= NO_COLOR=1 ${hermes}; echo HERMES-EXITED-$?; sleep 600`;
-    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", process.cwd(), command);
-    return new Pane(name);
-  }
-
-  screen(): string {
-    return tmux("capture-pane", "-p", "-t", this.name);
-  }
-
-  /** The screen with everything scrolled off above it. */
-  scrollback(): string {
-    return tmux("capture-pane", "-p", "-S", "-", "-t", this.name);
-  }
-
-  type(text: string): void {
-    tmux("send-keys", "-t", this.name, "-l", text);
-  }
-
-  keys(...keys: string[]): void {
-    tmux("send-keys", "-t", this.name, ...keys);
-  }
-
-  /** Poll the screen until `pattern` shows, or fail with the screen as it was. */
-  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let screen = "";
-    while (Date.now() < deadline) {
-      screen = this.screen();
-      if (pattern.test(screen)) return screen;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.fail(`timed out waiting for ${pattern} on screen:\n${screen}`);
-  }
-
-  async ready(): Promise<void> {
-    await this.waitFor(/Hermes Agent · custom\/scripted/);
-    await this.waitFor(/^ scripted · .*\/help/m);
-  }
+async function ready(pane: Pane): Promise<void> {
+  await pane.waitFor(/Hermes Agent · custom\/scripted/);
+  await pane.waitFor(/^ scripted · .*\/help/m);
 }
 
 test("a tool turn streams markdown and a tool progress line with its duration", async () => {
@@ -113,8 +58,8 @@ test("a tool turn streams markdown and a tool progress line with its duration", 
       usage: { input: 900, output: 20 },
     },
   ]);
-  const pane = Pane.start("tool-turn", ["--yolo"]);
-  await pane.ready();
+  const pane = startPane("tool-turn", ["--yolo"]);
+  await ready(pane);
   pane.type("please run the tool");
   pane.keys("Enter");
   const screen = await pane.waitFor(/The shell said tui-smoke\./);
@@ -127,8 +72,8 @@ test("a tool turn streams markdown and a tool progress line with its duration", 
 
 test("Ctrl+C during a stalled stream interrupts the turn and the prompt comes back", async () => {
   fake.setScript([{ text: "I am about to stall for a long while", fault: { kind: "stall", afterChunks: 2 } }]);
-  const pane = Pane.start("interrupt");
-  await pane.ready();
+  const pane = startPane("interrupt");
+  await ready(pane);
   pane.type("hello");
   pane.keys("Enter");
   await pane.waitFor(/working \(Ctrl\+C to stop\)/);
@@ -146,8 +91,8 @@ test("/help lists the slash commands, an approval prompt starts on Deny, and /qu
     { toolCalls: [{ name: "terminal", arguments: { command: "rm -rf ./hermes-tui-never-created" } }] },
     { text: "Understood, I will not delete it." },
   ]);
-  const pane = Pane.start("help-and-approval");
-  await pane.ready();
+  const pane = startPane("help-and-approval");
+  await ready(pane);
   pane.type("/help");
   pane.keys("Enter");
   await pane.waitFor(/\/quit +leave hermes/);
@@ -188,8 +133,8 @@ test("each approval choice does what it says: once, deny, the rest of the sessio
     ...turn(`rm -r ${d}`, "done-d"),
     ...turn(chmod, "done-chmod"),
   ]);
-  const pane = Pane.start("approval-choices", [], home);
-  await pane.ready();
+  const pane = startPane("approval-choices", [], home);
+  await ready(pane);
   const ask = async (text: string) => {
     pane.type(text);
     pane.keys("Enter");
@@ -236,8 +181,8 @@ test("a failed turn shows why in the transcript and the prompt comes back", asyn
     { fault: { kind: "status", status: 401, message: "this key was revoked in a test" } },
     { text: "answered after the failure" },
   ]);
-  const pane = Pane.start("turn-error");
-  await pane.ready();
+  const pane = startPane("turn-error");
+  await ready(pane);
   pane.type("first");
   pane.keys("Enter");
   await pane.waitFor(/✗ custom\/scripted rejected the credentials/);
@@ -253,8 +198,8 @@ test("Shift+Tab cycles the permission mode in the status bar; plan mode refuses 
     (req) => ({ text: `tool said: ${lastToolResults(req)[0]!.slice(0, 40)}` }),
     { text: "building now" },
   ]);
-  const pane = Pane.start("modes");
-  await pane.ready();
+  const pane = startPane("modes");
+  await ready(pane);
   await pane.waitFor(/^ scripted · ask mode · \/help/m);
   pane.keys("BTab");
   await pane.waitFor(/^ scripted · auto-edit mode · \/help/m);
@@ -279,12 +224,12 @@ test("display settings from config.yaml: a paste collapses on screen but reaches
   const config =
     "paste_collapse_threshold_fallback: 50\n" +
     "display:\n  timestamps: true\n  skin: neon\n  runtime_footer:\n    enabled: true\n";
-  const pane = Pane.start("display", [], undefined, config);
-  await pane.ready();
+  const pane = startPane("display", [], undefined, config);
+  await ready(pane);
   await pane.waitFor(/Unknown skin "neon" \(display\.skin\); using the default/);
   const pasted = Array.from({ length: 12 }, (_, i) => `pasted line ${i + 1}`).join("\n");
-  tmux("set-buffer", "-b", "hermes-display", pasted);
-  tmux("paste-buffer", "-p", "-d", "-b", "hermes-display", "-t", pane.name);
+  tmux.run("set-buffer", "-b", "hermes-display", pasted);
+  tmux.run("paste-buffer", "-p", "-d", "-b", "hermes-display", "-t", pane.name);
   pane.keys("Enter");
   const screen = await pane.waitFor(/Got all twelve lines\.\n +\d\d:\d\d\n +scripted · ctx \d+% · /);
   assert.match(

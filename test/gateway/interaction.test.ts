@@ -131,6 +131,8 @@ test("agent.clarify_timeout bounds how long a chat question waits for its answer
 
 test("/new starts a fresh conversation; /help lists the commands; an unknown command says so", async () => {
   const gw = await startGateway({
+    // With the question off, /new acts at once as it always did (slash-confirm.test.ts covers asking).
+    config: "approvals:\n  destructive_slash_confirm: false\n",
     provider: { fallback: (req) => ({ text: `turns ${(req.body.messages as unknown[]).length}` }) },
   });
   try {
@@ -167,7 +169,7 @@ test("/undo forgets the last exchange and /retry answers it again", async () => 
     await gw.adapter.waitForText(/^seen/);
     gw.adapter.inject({ messageId: "2", text: "second" });
     await gw.adapter.waitFor((sent) => sent.length === 2);
-    gw.adapter.inject({ messageId: "3", text: "/undo" });
+    gw.adapter.inject({ messageId: "3", text: "/undo -y" });
     await gw.adapter.waitForText(/Forgot the last exchange \("second"\)/);
     gw.adapter.inject({ messageId: "4", text: "/retry" });
     await gw.adapter.waitFor((sent) => sent.length === 4);

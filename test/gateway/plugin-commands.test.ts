@@ -28,7 +28,7 @@ test("a plugin's slash command answers in a chat, shows in /help, and a failing 
     gw.adapter.inject({ messageId: "4", text: "hi" });
     await gw.adapter.waitForText(/^hello$/);
     const first = await gw.store.sessionRoute("agent:main:test:dm:chat-1");
-    gw.adapter.inject({ messageId: "5", text: "/new" });
+    gw.adapter.inject({ messageId: "5", text: "/new -y" });
     await gw.adapter.waitForText(/Started a new conversation/);
     const ended = (globalThis as { __hermesEndedSessions?: string[] }).__hermesEndedSessions ?? [];
     assert.deepEqual(ended, [`ended:${first?.sessionId}`], "on_session_end heard of the old session");

@@ -1,6 +1,7 @@
 /** What a slash command may do to the interactive session it runs in. */
 
 import type { Message } from "../../llm/types.js";
+import type { ConfirmAnswer, ConfirmKind } from "../../runtime/slash-confirm.js";
 import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { Skill } from "../../tools/skills/discovery.js";
 import type { RecapSettings } from "../resume-recap.js";
@@ -66,6 +67,11 @@ export interface GoalControl {
 export interface SlashContext {
   /** Show lines of text in the transcript. */
   print(text: string): void;
+  /**
+   * Asks go ahead / always / cancel before a command that loses work or costs money; absent where
+   * nobody can answer (piped input), and then such commands run unasked.
+   */
+  readonly askConfirm?: ((question: string, kind: ConfirmKind) => Promise<ConfirmAnswer>) | undefined;
   readonly busy: boolean;
   readonly runtime: Runtime;
   readonly display: DisplaySettings;

@@ -6,6 +6,7 @@ import { MemoryStore, type MemoryTarget } from "../../state/memory-store.js";
 import { hermesHome, hermesPaths } from "../../state/paths.js";
 import { isPermissionMode, PERMISSION_MODE_CYCLE, type PermissionMode } from "../../tools/permissions/gate.js";
 import { getToolset, listToolsets } from "../../tools/toolsets.js";
+import { confirmFirst } from "./confirm.js";
 import { type SlashContext, TOOL_PROGRESS_MODES, type ToolProgressMode } from "./context.js";
 import type { SlashCommand } from "./registry.js";
 import { oneLine } from "./session-commands.js";
@@ -184,11 +185,20 @@ const settingsCommands: Command[] = [
   },
   {
     name: "reload-mcp",
+    args: "[-y]",
     description: "restart the MCP servers from config.yaml and pick up their tools",
     category: "config",
-    async run(_args, ctx) {
+    async run(args, ctx) {
+      // A new tool list invalidates the provider's cached prompt: only an empty session has none to lose.
+      const question = async () =>
+        (await ctx.messages()).length === 0
+          ? undefined
+          : "Reload the MCP servers? The tool list changes, so the provider's cached prompt for this conversation is lost and the next turn costs more.";
+      const gate = await confirmFirst(ctx, "mcp_reload", args, question);
+      if (!gate.proceed) return;
       const lines = await ctx.runtime.reloadMcp();
       ctx.print(lines.join("\n"));
+      gate.after();
     },
   },
   {

@@ -1,9 +1,10 @@
 /** Slash commands that manage the conversation: new, clear, history, retry, undo, title, resume, sessions, compress. */
 
-import { isTurnNote } from "../../agent/turn-checks.js";
+import { isTurnNote, lastUserMessageIndex } from "../../agent/turn-checks.js";
 import type { Message } from "../../llm/types.js";
 import type { SessionSummary } from "../../state/session-store.js";
 import { resumeRecap } from "../resume-recap.js";
+import { confirmFirst } from "./confirm.js";
 import type { SlashContext } from "./context.js";
 import type { SlashCommand } from "./registry.js";
 
@@ -66,25 +67,54 @@ async function findSession(ctx: SlashContext, query: string): Promise<string | s
 
 const BUSY = "The agent is working: wait for the turn to finish, or /stop it first.";
 
+/** The question before /new and /clear; undefined for an empty session (nothing to lose). */
+function newSessionQuestion(ctx: SlashContext, action: string): () => Promise<string | undefined> {
+  return async () => {
+    const count = (await ctx.messages()).length;
+    if (count === 0) return undefined;
+    return `${action}? This one (${count} messages) stays saved; /resume brings it back.`;
+  };
+}
+
+/** The question before /undo; undefined when there is no exchange to remove. */
+function undoQuestion(ctx: SlashContext): () => Promise<string | undefined> {
+  return async () => {
+    const messages = await ctx.messages();
+    const index = lastUserMessageIndex(messages);
+    if (index < 0) return undefined;
+    const text = oneLine(textOf(messages[index]!.content), 60);
+    return `Remove your last message ("${text}") and the reply to it? The saved session loses it too.`;
+  };
+}
+
 export const sessionCommands: Command[] = [
   {
     name: "new",
     aliases: ["reset"],
+    args: "[-y]",
     description: "start a new session",
     category: "session",
-    async run(_args, ctx) {
+    async run(args, ctx) {
+      const gate = await confirmFirst(ctx, "destructive", args, newSessionQuestion(ctx, "Start a new session"));
+      if (!gate.proceed) return;
       await ctx.newSession();
       ctx.print(`New session ${ctx.runtime.agent.sessionId}.`);
+      gate.after();
     },
   },
   {
     name: "clear",
+    args: "[-y]",
     description: "clear the screen and start a new session",
     category: "session",
-    async run(_args, ctx) {
+    async run(args, ctx) {
+      const question = newSessionQuestion(ctx, "Clear the screen and start a new session");
+      const gate = await confirmFirst(ctx, "destructive", args, question);
+      if (!gate.proceed) return;
       ctx.clearScreen();
       await ctx.newSession();
       ctx.print(`New session ${ctx.runtime.agent.sessionId}.`);
+      gate.after();
     },
   },
   {
@@ -110,12 +140,16 @@ export const sessionCommands: Command[] = [
   },
   {
     name: "undo",
+    args: "[-y]",
     description: "remove your last message and the reply to it",
     category: "session",
-    async run(_args, ctx) {
+    async run(args, ctx) {
       if (ctx.busy) return ctx.print(BUSY);
+      const gate = await confirmFirst(ctx, "destructive", args, undoQuestion(ctx));
+      if (!gate.proceed) return;
       const removed = await ctx.undo();
       ctx.print(removed === undefined ? "Nothing to undo." : `Removed the last exchange: ${oneLine(removed, 80)}`);
+      gate.after();
     },
   },
   {

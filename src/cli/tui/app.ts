@@ -18,6 +18,7 @@ import {
   visibleWidth,
 } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../../agent/events.js";
+import { type ConfirmAnswer, type ConfirmKind, confirmKey } from "../../runtime/slash-confirm.js";
 import { nextMode } from "../../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import type { ChatFlags } from "../program.js";
@@ -254,6 +255,11 @@ class TuiView implements ChatView {
   askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const seconds = this.controller?.runtime.config.approvals.timeout;
     return this.prompts.approval(request, seconds ? seconds * 1000 : undefined);
+  }
+
+  askConfirm(question: string, kind: ConfirmKind): Promise<ConfirmAnswer> {
+    const seconds = this.controller?.runtime.config.approvals.timeout;
+    return this.prompts.confirm(question, confirmKey(kind), seconds ? seconds * 1000 : undefined);
   }
 
   exit(): void {

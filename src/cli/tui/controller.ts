@@ -12,6 +12,7 @@ import { lastUserMessageIndex } from "../../agent/turn-checks.js";
 import type { Message } from "../../llm/types.js";
 import { estimateCost } from "../../llm/usage.js";
 import { externalSkillDirs } from "../../runtime/skill-dirs.js";
+import type { ConfirmAnswer, ConfirmKind } from "../../runtime/slash-confirm.js";
 import type { PermissionMode } from "../../tools/permissions/gate.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import { discoverSkills, type Skill } from "../../tools/skills/discovery.js";
@@ -49,6 +50,8 @@ export interface ChatView {
   statusChanged(): void;
   askClarify(question: string, choices?: string[]): Promise<string>;
   askApproval(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  /** The go ahead / always / cancel question before /new, /clear, /undo, /reload-mcp; absent: never asked. */
+  askConfirm?(question: string, kind: ConfirmKind): Promise<ConfirmAnswer>;
   exit(): void;
 }
 
@@ -177,6 +180,11 @@ export class ChatController implements SlashContext {
 
   print(text: string): void {
     this.view.print(text);
+  }
+
+  get askConfirm(): ((question: string, kind: ConfirmKind) => Promise<ConfirmAnswer>) | undefined {
+    const view = this.view;
+    return view.askConfirm ? (question, kind) => view.askConfirm!(question, kind) : undefined;
   }
 
   clearScreen(): void {

@@ -1,9 +1,11 @@
 /**
  * Questions the agent asks in the middle of a turn, shown inline above the input box: approval
- * of a dangerous command (a four-way choice) and clarify (pick a choice or type an answer).
+ * of a dangerous command (a four-way choice) and clarify (pick a choice or type an answer); and
+ * the go-ahead question before a slash command that loses work.
  * One prompt shows at a time; others wait their turn.
  */
 import { type Container, type Editor, type SelectItem, SelectList, Text, type TUI } from "@mariozechner/pi-tui";
+import type { ConfirmAnswer } from "../../runtime/slash-confirm.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import { parseClarifyAnswer } from "./format.js";
 import { selectListTheme, style } from "./theme.js";
@@ -54,6 +56,26 @@ export class InlinePrompts {
             `  ${style.bold(request.command)}`,
           ].join("\n");
           this.pick(title, approvalItems(request), (value) => resolve((value ?? "deny") as ApprovalAnswer), timeoutMs);
+        }),
+    );
+  }
+
+  /**
+   * Go ahead / always / cancel before a command the user typed (/new, /undo, /reload-mcp). Unlike
+   * the agent's approvals, going ahead comes first: the user asked for it a moment ago. Esc, or no
+   * answer within `timeoutMs`, cancels.
+   */
+  confirm(question: string, key: string, timeoutMs?: number): Promise<ConfirmAnswer> {
+    return this.enqueue(
+      () =>
+        new Promise<ConfirmAnswer>((resolve) => {
+          const items: SelectItem[] = [
+            { value: "once", label: "Yes, go ahead" },
+            { value: "always", label: `Always: go ahead and stop asking (saves ${key}: false)` },
+            { value: "cancel", label: "Cancel" },
+          ];
+          const done = (value: string | undefined) => resolve((value ?? "cancel") as ConfirmAnswer);
+          this.pick(style.warn(`⚠ ${question}`), items, done, timeoutMs);
         }),
     );
   }
