@@ -3,10 +3,9 @@
  * (pooled keep-alive, the proxy the environment names for each URL) for the hosted providers.
  * The tool and the gateway's `voice.auto_tts` both take it from here.
  */
-import { httpRequest } from "../llm/http-client.js";
-import { proxyForUrl } from "../llm/proxy.js";
 import type { HermesConfig } from "../state/config-schema.js";
 import { MAX_AUDIO_BYTES, type TtsHttp, type TtsSettings } from "../tools/tts/types.js";
+import { cappedRequest } from "./capped-request.js";
 
 export function ttsSettingsFromConfig(config: HermesConfig): TtsSettings {
   const { tts } = config;
@@ -32,25 +31,8 @@ export function ttsSettingsFromConfig(config: HermesConfig): TtsSettings {
 }
 
 export const runtimeTtsHttp: TtsHttp = async (url, request) => {
-  const response = await httpRequest(url, {
-    method: "POST",
-    headers: request.headers,
-    body: request.body,
-    signal: request.signal,
-    proxy: proxyForUrl(url),
-    context: { provider: "text to speech" },
-  });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    if (size > MAX_AUDIO_BYTES) {
-      response.cancel();
-      throw new Error(`the answer is larger than ${MAX_AUDIO_BYTES} bytes`);
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return { status: response.status, body: Buffer.concat(chunks) };
+  const answer = await cappedRequest(url, { ...request, maxBytes: MAX_AUDIO_BYTES }, "text to speech");
+  return { status: answer.status, body: answer.body };
 };
 
 /** The text_to_speech tool's options for a runtime on `home`. */
