@@ -4,7 +4,7 @@
  * finished child's summary back to the session that dispatched it. A dispatch past the cap is
  * refused, never queued, so the model can wait or run the task in the foreground instead.
  */
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../../util/node-crypto.js";
 import type { ChildReport } from "./run-child.js";
 
 /** Where a background child came from. */
@@ -53,7 +53,7 @@ interface RunningChild {
 }
 
 const duplicateKey = (origin: BackgroundOrigin, goal: string) => `${origin.sessionId}\0${goal}`;
-const newDelegationId = () => `bg_${randomBytes(5).toString("hex")}`;
+const newDelegationId = () => `bg_${nodeCrypto().randomBytes(5).toString("hex")}`;
 
 export class BackgroundDelegations {
   private readonly running = new Map<string, RunningChild>();
