@@ -54,6 +54,8 @@ export interface RuntimeOptions {
   requestApproval?: ToolContext["requestApproval"];
   /** Where to look for a local model server when nothing is configured; `false` skips the probe. */
   localServers?: DetectOptions | false;
+  /** Follow `display.tui_auto_resume_recent` when no session is named (the terminal UI's start). */
+  autoResumeRecent?: boolean;
 }
 
 function parseMaxTurns(raw: string | undefined): number | undefined {
@@ -72,16 +74,16 @@ function toolsetsFlag(raw: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-async function sessionToResume(store: SessionStore, flags: ChatFlags): Promise<string | undefined> {
+async function sessionToResume(store: SessionStore, flags: ChatFlags, latest = false): Promise<string | undefined> {
   if (flags.resume) {
     if (!(await store.getSession(flags.resume))) {
       throw new UsageError(`no session with id ${flags.resume} (see hermes sessions list)`);
     }
     return flags.resume;
   }
-  if (flags.continue) {
-    const [latest] = await store.listSessions({ limit: 1, source: "cli" });
-    return latest?.id;
+  if (flags.continue || latest) {
+    const [recent] = await store.listSessions({ limit: 1, source: "cli" });
+    return recent?.id;
   }
   return undefined;
 }
@@ -120,7 +122,8 @@ export async function buildRuntime(flags: ChatFlags, options: RuntimeOptions): P
   const sendMessage = registerTerminalSendMessage(runtime);
   let sessionId: string | undefined;
   try {
-    sessionId = await sessionToResume(runtime.store, flags);
+    const autoResume = Boolean(options.autoResumeRecent && runtime.config.display.tui_auto_resume_recent);
+    sessionId = await sessionToResume(runtime.store, flags, autoResume);
   } catch (error) {
     await runtime.close();
     throw error;

@@ -872,6 +872,20 @@ export const configSchema = z.object(
       inline_diffs: bool(true),
       /** TUI colours: default, mono, slate or daylight (an unknown name falls back to default). */
       skin: text("default"),
+      /** TUI: with no --resume/--continue, start in the most recent session (as `hermes -c` does). */
+      tui_auto_resume_recent: bool(false),
+      /** TUI, with show_reasoning: a 💭 block (code), "> " lines (blockquote), or plain dim lines (subtext). */
+      reasoning_style: oneOf(["code", "blockquote", "subtext"]).default("code"),
+      /** TUI: the busy indicator beside "thinking…": kaomoji faces, emoji, a braille spinner, or ascii. */
+      tui_status_indicator: oneOf(["kaomoji", "emoji", "unicode", "ascii"]).default("kaomoji"),
+      /** TUI: seconds between status bar refreshes while the agent works (its running time); 0 = off. */
+      cli_refresh_interval: numberBetween(0, 3600, 1),
+      /** TUI: a line in the transcript recording each approval or clarify question and its answer. */
+      persist_prompts: bool(true),
+      /** TUI: a line explaining a turn that ended without a real answer (iteration budget, empty reply). */
+      turn_completion_explainer: bool(true),
+      /** TUI: after a turn, name the files a failed write_file/patch left unchanged. */
+      file_mutation_verifier: bool(true),
     }),
     /** TUI: a message pasted with more lines than this is shown collapsed (0 = never by lines). */
     paste_collapse_threshold: integerAtLeast(0, 5),

@@ -28,7 +28,9 @@ import { describeMode } from "../slash/control-commands.js";
 import { ChatController, type ChatView, type TurnOutcome } from "./controller.js";
 import { footerLine } from "./display-options.js";
 import { statusText } from "./format.js";
+import { approvalSummary, clarifySummary } from "./prompt-summary.js";
 import { InlinePrompts } from "./prompts.js";
+import { StatusRefresh } from "./status-refresh.js";
 import { applySkin, editorTheme, style } from "./theme.js";
 import { Transcript } from "./transcript.js";
 
@@ -62,6 +64,7 @@ class TuiView implements ChatView {
   /** Messages sent with a paste in them, until their turn starts (`paste_collapse_threshold`). */
   private readonly pastedMessages = new Set<string>();
   private turnStartedAt = 0;
+  private refresh: StatusRefresh | undefined;
   private resolveClosed: () => void = () => {};
   readonly closed = new Promise<void>((resolve) => {
     this.resolveClosed = resolve;
@@ -78,6 +81,8 @@ class TuiView implements ChatView {
       { cwd: () => controller.runtime.agent.options.cwd ?? process.cwd() },
     );
     this.transcript = transcript;
+    const refreshSeconds = controller.display.options?.refreshSeconds ?? 0;
+    this.refresh = new StatusRefresh(refreshSeconds, () => this.statusChanged());
     const header = [
       style.bold("Hermes Agent"),
       style.muted(` · ${runtime.provider}/${runtime.model} · session ${runtime.agent.sessionId}`),
@@ -235,6 +240,7 @@ class TuiView implements ChatView {
   statusChanged(): void {
     const controller = this.controller;
     if (!controller) return;
+    this.refresh?.update(controller.busy);
     this.statusBar.text = statusText({
       model: controller.runtime.model,
       usage: controller.usage(),
@@ -244,17 +250,27 @@ class TuiView implements ChatView {
       yolo: controller.runtime.approvals.yolo,
       mode: controller.permissionMode,
       showCost: controller.display.showCost,
+      busyForMs: this.refresh?.busyFor(),
     });
     this.tui.requestRender();
   }
 
-  askClarify(question: string, choices?: string[]): Promise<string> {
-    return this.prompts.clarify(question, choices);
+  async askClarify(question: string, choices?: string[]): Promise<string> {
+    const answer = await this.prompts.clarify(question, choices);
+    this.persistPrompt(clarifySummary(question, answer));
+    return answer;
   }
 
-  askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
+  async askApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const seconds = this.controller?.runtime.config.approvals.timeout;
-    return this.prompts.approval(request, seconds ? seconds * 1000 : undefined);
+    const answer = await this.prompts.approval(request, seconds ? seconds * 1000 : undefined);
+    this.persistPrompt(approvalSummary(request, answer));
+    return answer;
+  }
+
+  /** `display.persist_prompts`: the answered question stays in the transcript as one line. */
+  private persistPrompt(line: string): void {
+    if (this.controller?.display.options?.persistPrompts) this.transcript?.notice(line, "dim");
   }
 
   askConfirm(question: string, kind: ConfirmKind): Promise<ConfirmAnswer> {
@@ -264,6 +280,7 @@ class TuiView implements ChatView {
 
   exit(): void {
     this.prompts.cancel();
+    this.refresh?.stop();
     this.resolveClosed();
   }
 }
@@ -271,7 +288,7 @@ class TuiView implements ChatView {
 export async function runTui(flags: ChatFlags): Promise<void> {
   const view = new TuiView();
   // Built before the screen starts, so a configuration error prints as plain text.
-  const controller = await ChatController.create(flags, view);
+  const controller = await ChatController.create(flags, view, { autoResumeRecent: true });
   view.attach(controller);
   view.tui.start();
   await view.closed;

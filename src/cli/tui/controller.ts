@@ -26,6 +26,7 @@ import { SessionTitler } from "../session-titles.js";
 import { createSlashRegistry } from "../slash/commands.js";
 import type { ContextStatus, DisplaySettings, SessionUsage, SlashContext, ToolProgressMode } from "../slash/context.js";
 import { describeUnresolved, type SlashRegistry, type SlashResolution } from "../slash/registry.js";
+import { flagsAfterStart } from "./auto-resume.js";
 import { BackgroundInbox } from "./background-inbox.js";
 import { displayOptionsFrom } from "./display-options.js";
 import { registerPluginCommands, registerQuickCommands } from "./extra-commands.js";
@@ -146,18 +147,20 @@ export class ChatController implements SlashContext {
   static async create(
     flags: ChatFlags,
     view: ChatView,
-    options: Pick<RuntimeOptions, "localServers"> = {},
+    options: Pick<RuntimeOptions, "localServers" | "autoResumeRecent"> = {},
   ): Promise<ChatController> {
+    const { autoResumeRecent, ...rest } = options;
     const runtimeOptions: RuntimeOptions = {
-      ...options,
+      ...rest,
       interactive: true,
       quiet: Boolean(flags.quiet),
       clarify: (question, choices) => view.askClarify(question, choices),
       requestApproval: (request) => view.askApproval(request),
     };
-    const runtime = await buildRuntime(flags, runtimeOptions);
-    const controller = new ChatController(runtime, { ...flags }, view, { ...runtimeOptions, quiet: true });
-    if (flags.resume || flags.continue) await controller.loadTotals();
+    const runtime = await buildRuntime(flags, { ...runtimeOptions, autoResumeRecent });
+    const started = await flagsAfterStart(flags, runtime, autoResumeRecent);
+    const controller = new ChatController(runtime, started, view, { ...runtimeOptions, quiet: true });
+    if (started.resume || started.continue) await controller.loadTotals();
     return controller;
   }
 

@@ -8,6 +8,8 @@ import { homedir } from "node:os";
 import type { HermesConfig } from "../../state/config-schema.js";
 
 export type FinalMarkdownMode = "render" | "strip" | "raw";
+export type ReasoningStyle = "code" | "blockquote" | "subtext";
+export type IndicatorStyle = "kaomoji" | "emoji" | "unicode" | "ascii";
 
 export interface DisplayOptions {
   /** `display.timestamps`: HH:MM next to each message you send and each final answer. */
@@ -37,6 +39,18 @@ export interface DisplayOptions {
   inlineDiffs: boolean;
   /** `display.skin`. */
   skin: string;
+  /** `display.reasoning_style`: how shown reasoning is set off from the reply. */
+  reasoningStyle: ReasoningStyle;
+  /** `display.tui_status_indicator`: the frames of the busy indicator. */
+  indicator: IndicatorStyle;
+  /** `display.cli_refresh_interval`: seconds between status bar refreshes while busy (0 = none). */
+  refreshSeconds: number;
+  /** `display.persist_prompts`: an approval or clarify question leaves a line with its answer. */
+  persistPrompts: boolean;
+  /** `display.turn_completion_explainer`: a line when a turn ends without a real answer. */
+  turnExplainer: boolean;
+  /** `display.file_mutation_verifier`: a warning naming files a failed edit left unchanged. */
+  fileMutationVerifier: boolean;
 }
 
 /** Characters of an argument preview when `display.tool_preview_length` is 0. */
@@ -55,6 +69,12 @@ export const DEFAULT_DISPLAY_OPTIONS: DisplayOptions = {
   friendlyToolLabels: true,
   inlineDiffs: true,
   skin: "default",
+  reasoningStyle: "code",
+  indicator: "kaomoji",
+  refreshSeconds: 1,
+  persistPrompts: true,
+  turnExplainer: true,
+  fileMutationVerifier: true,
 };
 
 export function displayOptionsFrom(config: HermesConfig): DisplayOptions {
@@ -76,6 +96,12 @@ export function displayOptionsFrom(config: HermesConfig): DisplayOptions {
     friendlyToolLabels: d.friendly_tool_labels,
     inlineDiffs: d.inline_diffs,
     skin: d.skin,
+    reasoningStyle: d.reasoning_style,
+    indicator: d.tui_status_indicator,
+    refreshSeconds: d.cli_refresh_interval,
+    persistPrompts: d.persist_prompts,
+    turnExplainer: d.turn_completion_explainer,
+    fileMutationVerifier: d.file_mutation_verifier,
   };
 }
 
@@ -123,6 +149,12 @@ export function shortenReasoning(text: string, full: boolean): string {
   const hidden = lines.length - Math.min(lines.length, REASONING_LINES);
   if (hidden === 0 && kept.length === trimmed.length) return trimmed;
   return hidden > 0 ? `(${hidden} earlier line${hidden === 1 ? "" : "s"})\n${kept}` : kept;
+}
+
+/** Reasoning as `display.reasoning_style` sets it off: after 💭, or with each line quoted, or bare. */
+export function reasoningText(shown: string, reasoningStyle: ReasoningStyle): string {
+  if (reasoningStyle === "blockquote") return shown.replace(/^/gm, "> ");
+  return reasoningStyle === "subtext" ? shown : `💭 ${shown}`;
 }
 
 /** The line shown when the memory tool changed an entry, or undefined when it did not. */

@@ -34,6 +34,15 @@ export interface StatusInput {
   mode?: string;
   /** Include the estimated cost (`display.show_cost`). */
   showCost?: boolean;
+  /** How long the running turn has taken so far (`display.cli_refresh_interval` keeps it current). */
+  busyForMs?: number | undefined;
+}
+
+/** `12s`, or `3m 05s` from a minute on. */
+function runningTime(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`;
 }
 
 export function statusText(input: StatusInput): string {
@@ -46,6 +55,7 @@ export function statusText(input: StatusInput): string {
   if (input.yolo || input.mode === "yolo") parts.push("YOLO");
   else if (input.mode) parts.push(`${input.mode} mode`);
   if (input.queued > 0) parts.push(`${input.queued} queued`);
+  if (input.busy && input.busyForMs !== undefined) parts.push(`turn ${runningTime(input.busyForMs)}`);
   parts.push(input.busy ? "working (Ctrl+C to stop)" : "/help");
   return parts.join(" · ");
 }

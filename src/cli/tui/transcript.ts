@@ -6,6 +6,7 @@
 import { Container, Loader, Markdown, Spacer, Text, type TUI } from "@mariozechner/pi-tui";
 import { type AgentEvent, previewArgs } from "../../agent/events.js";
 import type { DisplaySettings } from "../slash/context.js";
+import { busyIndicator } from "./busy-indicator.js";
 import type { TurnOutcome } from "./controller.js";
 import {
   clockTime,
@@ -14,13 +15,16 @@ import {
   DEFAULT_PREVIEW_LENGTH,
   type DisplayOptions,
   memoryNotice,
+  reasoningText,
   shortenReasoning,
 } from "./display-options.js";
+import { FileMutationVerifier } from "./file-mutation-verifier.js";
 import { type ToolLineInput, toolLine } from "./format.js";
 import { diffOfPatchResult, formatInlineDiff, WriteSnapshots } from "./inline-diff.js";
 import { stripMarkdown } from "./markdown-strip.js";
 import { markdownTheme, type Style, style } from "./theme.js";
 import { toolLabel } from "./tool-labels.js";
+import { turnExplanation } from "./turn-explainer.js";
 
 export type Tone = "info" | "warn" | "error" | "dim";
 
@@ -54,6 +58,7 @@ export class Transcript {
   /** Arguments of running memory calls, for the notice when one ends. */
   private readonly memoryArgs = new Map<string, unknown>();
   private readonly snapshots: WriteSnapshots;
+  private readonly verifier: FileMutationVerifier;
   private lastToolName: string | undefined;
   private textThisTurn = false;
   /** Reply text held back until the model call (or, without interim messages, the turn) ends. */
@@ -69,6 +74,7 @@ export class Transcript {
   ) {
     this.now = env.now ?? (() => new Date());
     this.snapshots = new WriteSnapshots(env.cwd ?? (() => process.cwd()));
+    this.verifier = new FileMutationVerifier(env.cwd ?? (() => process.cwd()));
   }
 
   private get options(): DisplayOptions {
@@ -112,7 +118,8 @@ export class Transcript {
 
   spin(message: string): void {
     if (!this.loader) {
-      this.loader = new Loader(this.tui, style.accent, style.muted, message);
+      const indicator = busyIndicator(this.options.indicator, style.accent);
+      this.loader = new Loader(this.tui, style.accent, style.muted, message, indicator);
       this.activity.addChild(this.loader);
       this.loader.start();
     } else {
@@ -180,6 +187,10 @@ export class Transcript {
       }
       if (this.options.timestamps && this.textThisTurn) this.notice(clockTime(this.now()), "dim");
     }
+    const explained = this.options.turnExplainer ? turnExplanation(outcome) : undefined;
+    if (explained) this.notice(explained, "warn");
+    const unchanged = this.verifier.takeWarning();
+    if (unchanged && this.options.fileMutationVerifier) this.notice(unchanged, "warn");
     this.resetBlocks();
     this.tools.clear();
     this.memoryArgs.clear();
@@ -216,7 +227,9 @@ export class Transcript {
     }
     this.reasoningText += text;
     const shown = shortenReasoning(this.reasoningText, this.options.reasoningFull);
-    this.reasoning.setText(paint(`💭 ${shown}`, style.italic, style.muted));
+    const reasoningStyle = this.options.reasoningStyle;
+    const looks = reasoningStyle === "code" ? [style.italic, style.muted] : [style.muted];
+    this.reasoning.setText(paint(reasoningText(shown, reasoningStyle), ...looks));
     this.tui.requestRender();
   }
 
@@ -224,6 +237,7 @@ export class Transcript {
     const options = this.options;
     if (name === "memory") this.memoryArgs.set(callId, args);
     if (options.inlineDiffs && name === "write_file") this.snapshots.capture(callId, args);
+    this.verifier.started(callId, name, args);
     const mode = this.display.toolProgress;
     if (mode === "off" || (mode === "new" && name === this.lastToolName)) return;
     this.lastToolName = name;
@@ -254,6 +268,7 @@ export class Transcript {
       entry.line.setText(paint(text, failed ? style.error : style.muted));
     }
     this.afterTool(callId, name, failed, result);
+    this.verifier.ended(callId, name, failed, result);
     this.tui.requestRender();
   }
 
