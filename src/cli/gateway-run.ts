@@ -19,7 +19,7 @@ export interface RunGatewayOptions {
 
 const NOTHING_ENABLED =
   "nothing to run: no messaging platform is enabled and the API server is off. Set one up with " +
-  "hermes gateway setup telegram (or discord, slack, email), enable webhooks in ~/.hermes/config.yaml " +
+  "hermes gateway setup telegram (or discord, slack, mattermost, email), enable webhooks in ~/.hermes/config.yaml " +
   "(platforms.webhook.enabled: true), or set API_SERVER_ENABLED=true and API_SERVER_KEY in " +
   "~/.hermes/.env (hermes help api-server).";
 

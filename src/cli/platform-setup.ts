@@ -41,7 +41,9 @@ export async function platformSetup(
   if (!name) {
     for (const entry of PLATFORM_CATALOG) {
       const on = platformEnabled(config, options.env, entry.name);
-      options.out(`${entry.name.padEnd(9)} ${on ? "configured" : "not set up"}   (hermes gateway setup ${entry.name})`);
+      options.out(
+        `${entry.name.padEnd(10)} ${on ? "configured" : "not set up"}   (hermes gateway setup ${entry.name})`,
+      );
     }
     return 0;
   }

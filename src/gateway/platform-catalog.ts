@@ -90,6 +90,19 @@ export const PLATFORM_CATALOG: readonly PlatformEntry[] = [
     load: () => import("./adapters/slack/platform.js"),
   },
   {
+    name: "mattermost",
+    label: "Mattermost",
+    enablingEnv: ["MATTERMOST_URL", "MATTERMOST_TOKEN"],
+    setupHint:
+      "Create a bot account (Integrations > Bot Accounts; a System Admin may need to enable them) and copy its token; your user id is under Profile.",
+    setup: [
+      { env: "MATTERMOST_URL", prompt: "Server address (https://...)", secret: false, required: true },
+      { env: "MATTERMOST_TOKEN", prompt: "Bot token", secret: true, required: true },
+      { env: "MATTERMOST_ALLOWED_USERS", prompt: "Allowed user ids (comma-separated)", secret: false, required: false },
+    ],
+    load: () => import("./adapters/mattermost/platform.js"),
+  },
+  {
     name: "email",
     label: "Email",
     enablingEnv: ["EMAIL_ADDRESS", "EMAIL_PASSWORD", "EMAIL_IMAP_HOST", "EMAIL_SMTP_HOST"],

@@ -272,6 +272,15 @@ const slackSection = section({
   channel_prompts: stringMap(),
 });
 
+/** The original's top-level `mattermost:` section (MATTERMOST_* variables override it). */
+const mattermostSection = section({
+  /** In channels, answer only posts that mention the bot. */
+  require_mention: bool(true),
+  free_response_channels: idList(),
+  allowed_channels: idList(),
+  channel_prompts: stringMap(),
+});
+
 const platformsMap = () =>
   z.record(z.string(), platformSection, accepts("a mapping of platform names to settings")).default({});
 
@@ -721,6 +730,7 @@ export const configSchema = z.object(
     telegram: telegramSection,
     discord: discordSection,
     slack: slackSection,
+    mattermost: mattermostSection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
     /** Seconds a start waits for MCP servers before the first turn; later ones join from the next turn. */
