@@ -3,6 +3,8 @@
  * REST v4. Mattermost renders standard markdown, so replies pass through as the core wrote them.
  * A post id is the message id the core de-duplicates on.
  */
+import { KeyedQueue } from "../../../util/keyed-queue.js";
+import { RecentKeys } from "../../../util/recent-keys.js";
 import type {
   AdapterEvents,
   ChatAddress,
@@ -39,27 +41,6 @@ export interface MattermostAdapterOptions {
 export const MATTERMOST_MESSAGE_LIMIT = 4_000;
 const REMEMBERED = 5_000;
 
-/** Remembers the last `capacity` keys, oldest forgotten first. */
-class RecentKeys {
-  private readonly keys = new Set<string>();
-  constructor(private readonly capacity: number) {}
-
-  has(key: string): boolean {
-    return this.keys.has(key);
-  }
-
-  /** Adds the key; false when it was already there. */
-  add(key: string): boolean {
-    if (this.keys.has(key)) return false;
-    this.keys.add(key);
-    if (this.keys.size > this.capacity) {
-      const oldest = this.keys.values().next().value;
-      if (oldest !== undefined) this.keys.delete(oldest);
-    }
-    return true;
-  }
-}
-
 /** The WebSocket address of a server: http(s) becomes ws(s). */
 export function websocketUrl(serverUrl: string): string {
   return `${serverUrl.replace(/^http/i, "ws")}/api/v4/websocket`;
@@ -76,7 +57,9 @@ export class MattermostAdapter implements PlatformAdapter {
   private readonly seen = new RecentKeys(REMEMBERED);
   private readonly activeThreads = new RecentKeys(REMEMBERED);
   /** Posts of one channel are handled in order, even when one of them waits for a download. */
-  private readonly channelQueues = new Map<string, Promise<void>>();
+  private readonly channelQueues = new KeyedQueue((error) =>
+    this.options.log(`mattermost: handling a post failed: ${String(error)}`),
+  );
   private readonly channelNames = new Map<string, string | null>();
 
   constructor(private readonly options: MattermostAdapterOptions) {
@@ -234,14 +217,7 @@ export class MattermostAdapter implements PlatformAdapter {
   }
 
   private inOrder(channel: string, task: () => Promise<void>): void {
-    const previous = this.channelQueues.get(channel) ?? Promise.resolve();
-    const next = previous
-      .then(task)
-      .catch((error: unknown) => this.options.log(`mattermost: handling a post failed: ${String(error)}`));
-    this.channelQueues.set(channel, next);
-    void next.then(() => {
-      if (this.channelQueues.get(channel) === next) this.channelQueues.delete(channel);
-    });
+    this.channelQueues.push(channel, task);
   }
 }
 

@@ -4,8 +4,11 @@
  * so Slack does not redeliver them; one it redelivers anyway (`retry_attempt`) carries the same
  * message `ts`, which is the message id the core de-duplicates on.
  */
+
 import { basename } from "node:path";
 import { WebClient } from "@slack/web-api";
+import { KeyedQueue } from "../../../util/keyed-queue.js";
+import { RecentKeys } from "../../../util/recent-keys.js";
 import type {
   AdapterEvents,
   ApprovalPrompt,
@@ -26,7 +29,7 @@ import {
 } from "./blocks.js";
 import { toSendError } from "./errors.js";
 import { downloadFiles } from "./files.js";
-import { chatTypeOf, judgeEvent, RecentKeys, type SlackChannelRules, type SlackMessageEvent } from "./inbound.js";
+import { chatTypeOf, judgeEvent, type SlackChannelRules, type SlackMessageEvent } from "./inbound.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
 import { SlackSocket, type SocketEnvelope, sdkLogger } from "./socket.js";
 
@@ -80,7 +83,9 @@ export class SlackAdapter implements PlatformAdapter {
   private readonly userNames = new Map<string, string | null>();
   private readonly channelNames = new Map<string, string | null>();
   /** Events of one channel are handled in order, even when one of them waits for a download. */
-  private readonly channelQueues = new Map<string, Promise<void>>();
+  private readonly channelQueues = new KeyedQueue((error) =>
+    this.options.log(`slack: handling an event failed: ${String(error)}`),
+  );
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.web = new WebClient(options.botToken, {
@@ -354,13 +359,6 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   private inOrder(channel: string, task: () => Promise<void>): void {
-    const previous = this.channelQueues.get(channel) ?? Promise.resolve();
-    const next = previous
-      .then(task)
-      .catch((error: unknown) => this.options.log(`slack: handling an event failed: ${String(error)}`));
-    this.channelQueues.set(channel, next);
-    void next.then(() => {
-      if (this.channelQueues.get(channel) === next) this.channelQueues.delete(channel);
-    });
+    this.channelQueues.push(channel, task);
   }
 }

@@ -110,24 +110,3 @@ export function judgeEvent(
   if (!mentioned && !free && !continuing) return { accepted: false, why: "does not mention the app" };
   return { accepted: true, message: { ...base, chatType, threadId }, files, threadKey };
 }
-
-/** Remembers the last `capacity` keys, oldest forgotten first. */
-export class RecentKeys {
-  private readonly keys = new Set<string>();
-  constructor(private readonly capacity: number) {}
-
-  has(key: string): boolean {
-    return this.keys.has(key);
-  }
-
-  /** Adds the key; false when it was already there. */
-  add(key: string): boolean {
-    if (this.keys.has(key)) return false;
-    this.keys.add(key);
-    if (this.keys.size > this.capacity) {
-      const oldest = this.keys.values().next().value;
-      if (oldest !== undefined) this.keys.delete(oldest);
-    }
-    return true;
-  }
-}

@@ -1,0 +1,18 @@
+/**
+ * Runs tasks one after another per key (a chat's events in the order they came) while different
+ * keys run side by side. A failing task is reported and does not stop the ones after it.
+ */
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  constructor(private readonly onError: (error: unknown) => void) {}
+
+  push(key: string, task: () => Promise<void>): void {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const next = previous.then(task).catch((error: unknown) => this.onError(error));
+    this.tails.set(key, next);
+    void next.then(() => {
+      if (this.tails.get(key) === next) this.tails.delete(key);
+    });
+  }
+}
