@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { backgroundScript, HeldChildren, lastUserText } from "../helpers/background-subagents.js";
+import { backgroundScript, chatParent, HeldChildren } from "../helpers/background-subagents.js";
 import { type GatewayHarness, startGateway } from "./harness.js";
 
 const DM_KEY = "agent:main:test:dm:chat-1";
@@ -9,17 +9,7 @@ async function gatewayWith(held: HeldChildren, goal: string): Promise<GatewayHar
   return startGateway({
     config: "learning:\n  mode: off\n",
     provider: {
-      fallback: backgroundScript(held, {
-        onUser: (req) => {
-          const text = lastUserText(req);
-          if (text === "dispatch") {
-            return { toolCalls: [{ name: "delegate_task", arguments: { goal, background: true } }] };
-          }
-          if (text === "wait here") return held.answer("@parent");
-          return { text: `answered: ${text}` };
-        },
-        onToolResult: () => ({ text: "Started it in the background." }),
-      }),
+      fallback: backgroundScript(held, chatParent(held, goal)),
     },
   });
 }

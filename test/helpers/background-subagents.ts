@@ -112,3 +112,19 @@ export function backgroundScript(held: HeldChildren, parent: ParentScript): Scri
 export function dispatching(args: Record<string, unknown>): ParentScript {
   return { onUser: () => ({ toolCalls: [{ name: "delegate_task", arguments: { ...args, background: true } }] }) };
 }
+
+/**
+ * A surface's parent: "dispatch" starts `goal` in the background, "wait here" holds the parent's
+ * own turn until `held` releases "@parent", anything else is answered "answered: <text>".
+ */
+export function chatParent(held: HeldChildren, goal: string): ParentScript {
+  return {
+    onUser: (req) => {
+      const text = lastUserText(req);
+      if (text === "dispatch") return { toolCalls: [{ name: "delegate_task", arguments: { goal, background: true } }] };
+      if (text === "wait here") return held.answer("@parent");
+      return { text: `answered: ${text}` };
+    },
+    onToolResult: () => ({ text: "Started it in the background." }),
+  };
+}
