@@ -94,3 +94,40 @@ test("a pairing request keeps the user's name for the owner, and the reply says 
     store.close();
   }
 });
+
+test("what the platform vouches for admits a sender last: only when no allowlist or pairing did, named as the reason", async () => {
+  const store = await openGatewayStore(join(tempDir(), "state.db"));
+  try {
+    const asked: string[] = [];
+    const vouch = async (m: InboundMessage) => {
+      asked.push(m.userId);
+      return m.userId === "role-holder" ? "holds a role the operator allows" : undefined;
+    };
+    const settings = (env: Record<string, string>) => resolveGatewaySettings(DEFAULT_CONFIG, env);
+    assert.deepEqual(await authorize(message({ userId: "role-holder" }), settings({}), store, vouch), {
+      allowed: true,
+      admin: false,
+      via: "holds a role the operator allows",
+    });
+    const stranger = await authorize(message({ userId: "stranger" }), settings({}), store, vouch);
+    assert.equal(stranger.allowed, false);
+    const groupStranger = await authorize(
+      message({ userId: "stranger", chatId: "-100", chatType: "group" }),
+      settings({}),
+      store,
+      vouch,
+    );
+    assert.deepEqual(groupStranger, { allowed: false, action: "ignore", why: "not allowed in this group" });
+    asked.length = 0;
+    const listed = await authorize(
+      message({ userId: "role-holder" }),
+      settings({ TELEGRAM_ALLOWED_USERS: "role-holder" }),
+      store,
+      vouch,
+    );
+    assert.equal(listed.allowed && listed.via, "platform allowlist");
+    assert.deepEqual(asked, [], "the platform is not asked when an allowlist already admits the sender");
+  } finally {
+    store.close();
+  }
+});
