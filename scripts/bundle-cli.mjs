@@ -132,6 +132,9 @@ const FIRST_BUNDLE_ROOTS = [
   `${CLI_DIR}/commands/chat.js`,
   "dist/llm/transports/chat-completions.js",
   "dist/state/sqlite-session-store.js",
+  // Imported when config.yaml is not as last validated (src/state/config-cache.ts): the first
+  // run after a build or an edit.
+  "dist/state/config-validate.js",
 ];
 const MORE_BUNDLE = `${CLI_DIR}/hermes-more.cjs`;
 const CHUNK_PREFIX = "hermes-chunk:";

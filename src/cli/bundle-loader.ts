@@ -10,6 +10,7 @@
  * require() only: Node 20 cannot give import() to a script compiled from a code cache.
  */
 import type { Script } from "node:vm";
+import { publishBuildId } from "../util/build-id.js";
 
 // See util/package-root.ts for why builtins come through process.getBuiltinModule here.
 const { readFileSync, renameSync, writeFileSync } = process.getBuiltinModule("node:fs");
@@ -94,6 +95,7 @@ function runBundle(path: string, url: string, cachePath: string, require: NodeJS
 export function loadBundledCli(bundleUrl: URL, bundleId: string, kind: string, options: LoadOptions = {}): CliModule {
   const path = fileURLToPath(bundleUrl);
   const nodeRequire = createRequire(path);
+  publishBuildId(bundleId);
   let first: ChunkExports = {};
   let more: ChunkExports | undefined;
   const loadMore = (): ChunkExports => {

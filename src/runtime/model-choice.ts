@@ -5,8 +5,9 @@
 import { findNamedProvider } from "../llm/named-providers.js";
 import { PROVIDERS, type ProviderSpec, registerNamedProviders, resolveProvider } from "../llm/providers.js";
 import type { ApiMode } from "../llm/types.js";
+import { DEFAULT_MODEL } from "../state/config-constants.js";
 import { namedEndpoints } from "../state/config-providers.js";
-import { DEFAULT_MODEL, type HermesConfig } from "../state/config-schema.js";
+import type { HermesConfig } from "../state/config-schema.js";
 import { UsageError } from "./errors.js";
 import { type DetectOptions, detectLocalServer } from "./local-servers.js";
 import { checkBaseUrl } from "./preflight.js";

@@ -7,9 +7,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { readSimpleYaml } from "../util/simple-yaml.js";
-import { applyRenamedKeys, classifyKeys } from "./config-original.js";
-import { configSchema, type HermesConfig } from "./config-schema.js";
-import { closestName, dropNulls } from "./config-walk.js";
+import { readCachedConfig, writeCachedConfig } from "./config-cache.js";
+import type { HermesConfig } from "./config-schema.js";
 import { hermesHome, hermesPaths } from "./paths.js";
 
 export interface ConfigIssue {
@@ -64,55 +63,35 @@ export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const json = JSON.stringify(value);
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
-/**
- * Validate a parsed config.yaml value. Throws ConfigError; unknown keys become warnings. The
- * original agent's names are read under ours (see ./config-original.ts).
- */
-export function validateConfig(raw: unknown, file = FILE_LABEL): ValidatedConfig {
-  const written = dropNulls(raw ?? {});
-  const renamed = applyRenamedKeys(written, file);
-  const input = renamed.value;
-  const result = configSchema.safeParse(input);
-  if (!result.success) {
-    const issues = result.error.issues.map((issue) => {
-      const path = formatKeyPath(issue.path);
-      const got = describeValue(valueAt(input, issue.path));
-      const subject = path || "the file";
-      return { path, message: `${subject} must be ${issue.message} (got ${got})` };
-    });
-    throw new ConfigError(issues.map((i) => `${file}: ${i.message}`).join("\n"), file, issues);
-  }
-  // The file as written: a key set to nothing is still a key the file sets.
-  const keys = classifyKeys(raw ?? {});
-  const unknown = keys.unknown.map(({ path, known }) => {
-    const last = path.split(".").at(-1) ?? path;
-    const guess = closestName(last, known);
-    const hint = guess ? ` (did you mean "${guess}"?)` : "";
-    return `${file}: unknown key "${path}" is ignored${hint}`;
-  });
-  return { config: result.data, warnings: [...renamed.warnings, ...unknown], notActedOn: keys.notActedOn };
-}
-
 /**
  * config.yaml's content when it is missing, empty or in the simple subset; undefined when only
  * the full parser can read it.
  */
 export function readSimpleConfig(path: string): unknown {
-  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  return readSimpleConfigText(readConfigText(path));
+}
+
+export function readConfigText(path: string): string {
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
+}
+
+function readSimpleConfigText(text: string): unknown {
   if (text.trim() === "") return {};
   return readSimpleYaml(text);
 }
 
-/** `loadConfig` for start-up: the same result, with the YAML parser loaded only if needed. */
+/**
+ * `loadConfig` for start-up: the same result, with the YAML parser loaded only if needed, and
+ * neither it nor the schema when the file is as last validated (see ./config-cache.ts).
+ */
 export async function loadConfigAsync(options: { home?: string } = {}): Promise<LoadedConfig> {
-  const path = hermesPaths(options.home ?? hermesHome()).config;
-  const raw = readSimpleConfig(path);
-  if (raw === undefined) return (await import("./config.js")).loadConfig(options);
-  return { ...validateConfig(raw, path), path };
+  const home = options.home ?? hermesHome();
+  const path = hermesPaths(home).config;
+  const text = readConfigText(path);
+  const cached = readCachedConfig(home, path, text);
+  if (cached) return { ...cached, path };
+  const raw = readSimpleConfigText(text) ?? (await import("./config.js")).parseConfigText(text, path);
+  const validated = (await import("./config-validate.js")).validateConfig(raw, path);
+  writeCachedConfig(home, path, text, validated);
+  return { ...validated, path };
 }

@@ -3,6 +3,7 @@
  * Key names follow the original Hermes Agent so existing config files keep working.
  */
 import { z } from "../util/schema/index.js";
+import { DEFAULT_MODEL, REASONING_EFFORTS } from "./config-constants.js";
 import {
   accepts,
   autoBoolOrList,
@@ -40,8 +41,7 @@ import {
   timeZoneText,
 } from "./config-sections.js";
 
-/** model.default when config.yaml names none: an OpenRouter (aggregator) model id. */
-export const DEFAULT_MODEL = "anthropic/claude-opus-4.6";
+export { DEFAULT_MODEL, REASONING_EFFORTS } from "./config-constants.js";
 
 export const API_MODES = [
   "auto",
@@ -50,7 +50,6 @@ export const API_MODES = [
   "anthropic_messages",
   "bedrock_converse",
 ] as const;
-export const REASONING_EFFORTS = ["", "none", "minimal", "low", "medium", "high", "xhigh"] as const;
 export const POOL_STRATEGIES = ["fill_first", "round_robin", "random", "least_used"] as const;
 export const AUXILIARY_TASKS = [
   "compression",

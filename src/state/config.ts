@@ -3,12 +3,13 @@
  * Document API so comments survive, and every write is atomic. Validation and the quick
  * loader that start-up uses live in ./config-load.ts, which does not load the parser.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isMap, isScalar, isSeq, parseDocument, type Document as YamlDocument } from "yaml";
 import { atomicWriteFile } from "../util/atomic-write.js";
 import type { AnySchema } from "../util/schema/index.js";
-import { ConfigError, type LoadedConfig, readSimpleConfig, validateConfig, valueAt } from "./config-load.js";
+import { ConfigError, type LoadedConfig, readConfigText, readSimpleConfig, valueAt } from "./config-load.js";
 import { configSchema } from "./config-schema.js";
+import { validateConfig } from "./config-validate.js";
 import { schemaAt, schemaKind } from "./config-walk.js";
 import { isEnvVarName, readDotEnv, setEnvValue, unsetEnvValue } from "./dotenv.js";
 import { hermesHome, hermesPaths } from "./paths.js";
@@ -19,11 +20,14 @@ export {
   formatKeyPath,
   type LoadedConfig,
   loadConfigAsync,
-  validateConfig,
 } from "./config-load.js";
+export { validateConfig } from "./config-validate.js";
 
 function readDocument(path: string): YamlDocument {
-  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  return parseDocumentText(readConfigText(path), path);
+}
+
+function parseDocumentText(text: string, path: string): YamlDocument {
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
@@ -37,6 +41,11 @@ function readDocument(path: string): YamlDocument {
     throw new ConfigError(`${path}: the file must be a mapping of settings (key: value lines)`, path);
   }
   return doc;
+}
+
+/** config.yaml's text as a plain value, with the full YAML parser. */
+export function parseConfigText(text: string, path: string): unknown {
+  return parseDocumentText(text, path).toJS();
 }
 
 /** Load config.yaml; the full YAML parser runs only when the file goes beyond the simple subset. */

@@ -7,8 +7,8 @@ import {
   loadBitwardenSecrets,
 } from "../../src/runtime/bitwarden-secrets.js";
 import { bitwardenCachePath } from "../../src/state/bitwarden-cache.js";
-import { validateConfig } from "../../src/state/config-load.js";
 import { type BitwardenSettings, bitwardenSection } from "../../src/state/config-secrets.js";
+import { validateConfig } from "../../src/state/config-validate.js";
 import { redactSecrets } from "../../src/util/redact.js";
 import { tempDir } from "../state/temp-dir.js";
 import { createFakeBws, type FakeBws, type FakeBwsState } from "./fake-bws.js";

@@ -25,6 +25,7 @@ mkdirSync(realAgentHome);
 symlinkSync(realAgentHome, join(home, ".hermes"));
 process.env.HOME = home;
 process.env.HERMES_HOME = join(home, ".hermes");
+mkdirSync(join(realAgentHome, "cache"));
 for (const name of HERMES_UNREADABLE) writeFileSync(join(realAgentHome, name), "secret");
 writeFileSync(join(realAgentHome, "config.yaml"), "model: m\n");
 const project = join(base, "project");

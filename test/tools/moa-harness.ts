@@ -1,7 +1,7 @@
 /** Shared set-up of the mixture_of_agents tests: a config, an environment and the fake provider. */
 
 import { moaToolOptions } from "../../src/runtime/moa.js";
-import { validateConfig } from "../../src/state/config-load.js";
+import { validateConfig } from "../../src/state/config-validate.js";
 import { type MixtureOfAgentsArgs, mixtureOfAgentsTool } from "../../src/tools/builtin/moa.js";
 import type { RecordedRequest, ScriptedTurn } from "../fake-provider/types.js";
 import { tempDir } from "../state/temp-dir.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { validateConfig } from "../../src/state/config-load.js";
+import { validateConfig } from "../../src/state/config-validate.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, ScriptStep } from "../fake-provider/types.js";
 import { answerByModel, callMoa, fakeEnv, modelOf, OPENROUTER_KEY, presetConfig, toolOptions } from "./moa-harness.js";

@@ -55,6 +55,17 @@ test("the agent cannot forge the skill scan cache that vouches for skill descrip
   assert.match(String(result.error), /Refusing to write/);
 });
 
+test("the agent can neither read nor forge the validated copy of its config", async () => {
+  const cache = join(hermesHome, "cache", "config-validated.json");
+  mkdirSync(join(hermesHome, "cache"), { recursive: true });
+  writeFileSync(cache, JSON.stringify({ text: SECRET }));
+  const read = await callTool(registry, "read_file", { path: cache }, ctx);
+  assert.match(String(read.error), /Refusing to read/);
+  assert.doesNotMatch(JSON.stringify(read), /SECRET/);
+  const written = await callTool(registry, "write_file", { path: cache, content: "{}" }, ctx);
+  assert.match(String(written.error), /Refusing to write/);
+});
+
 test("a content search from a parent directory never returns the agent's secrets", async () => {
   for (const path of [base, hermesHome]) {
     const result = JSON.parse(await searchFilesTool({ pattern: "SECRET", path }, ctx)) as {

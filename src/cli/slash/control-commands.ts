@@ -1,7 +1,7 @@
 /** Slash commands that steer a running turn, change settings, or report on the session. */
 import { resolveToolNames } from "../../agent/options.js";
 import { resolveProvider } from "../../llm/providers.js";
-import { REASONING_EFFORTS } from "../../state/config-schema.js";
+import { REASONING_EFFORTS } from "../../state/config-constants.js";
 import { MemoryStore, type MemoryTarget } from "../../state/memory-store.js";
 import { hermesHome, hermesPaths } from "../../state/paths.js";
 import { isPermissionMode, PERMISSION_MODE_CYCLE, type PermissionMode } from "../../tools/permissions/gate.js";

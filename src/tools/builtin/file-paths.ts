@@ -100,6 +100,8 @@ export const HERMES_UNREADABLE = [
   "store.db",
   "store.db-wal",
   "store.db-shm",
+  // config.yaml as last validated: the settings, and any keys they hold.
+  join("cache", "config-validated.json"),
 ];
 /** Files of HERMES_HOME no tool writes: the above, plus what decides how the agent behaves. */
 const HERMES_UNWRITABLE = [...HERMES_UNREADABLE, "config.yaml", "SOUL.md", join("cache", "skill-scans.json")];

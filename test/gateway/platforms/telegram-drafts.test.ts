@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { toMarkdownV2 } from "../../../src/gateway/adapters/telegram/format.js";
 import { createTelegramAdapter } from "../../../src/gateway/adapters/telegram/platform.js";
 import { needsRichRendering } from "../../../src/gateway/adapters/telegram/rich.js";
-import { validateConfig } from "../../../src/state/config-load.js";
+import { validateConfig } from "../../../src/state/config-validate.js";
 import { startTelegramGateway, type TelegramGateway } from "../../fakes/telegram/gateway.js";
 import { ALICE, type BotMessage, type FakeChat } from "../../fakes/telegram/server.js";
 import { tempDir } from "../../state/temp-dir.js";
