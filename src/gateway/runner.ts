@@ -72,6 +72,12 @@ export interface GatewayRunnerOptions {
 
 const KEEP_RECORDS_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 6 * 3_600_000;
+/** Decisions kept from adapters' asks ahead: more than can be in flight at once. */
+const DECIDED_AHEAD_KEPT = 256;
+
+function aheadKey(message: InboundMessage): string {
+  return `${message.platform}\u0000${message.messageId}`;
+}
 
 export class GatewayRunner {
   readonly interactions = new PendingInteractions();
@@ -82,6 +88,7 @@ export class GatewayRunner {
   private readonly adapters = new Map<string, PlatformAdapter>();
   private readonly supervisors: AdapterSupervisor[] = [];
   private readonly accepting = new Set<Promise<void>>();
+  private readonly decidedAhead = new Map<string, AuthDecision>();
   private stopping = false;
   private readonly stopController = new AbortController();
   private recovering: Promise<void> | undefined;
@@ -226,6 +233,7 @@ export class GatewayRunner {
     for (const adapter of this.adapters.values()) {
       const supervisor = new AdapterSupervisor(adapter, {
         inbound: (message) => this.accept(message),
+        admits: (message) => this.admits(message),
         log: (message) => this.log(message),
         baseDelayMs: this.options.reconnectBaseMs ?? 1000,
         connectTimeoutMs: this.settings.connectTimeoutMs,
@@ -341,7 +349,7 @@ export class GatewayRunner {
         return;
       }
     }
-    const auth = await this.admit(message);
+    const auth = this.decidedFor(message) ?? (await this.admit(message));
     if (!auth.allowed) {
       if (auth.action === "pair") {
         const request = await requestPairing(message, store);
@@ -377,6 +385,33 @@ export class GatewayRunner {
       return Promise.resolve({ allowed: true, admin: false, via: "signed by the sender" });
     }
     return authorize(message, this.settings, this.store, adapter?.vouchFor?.bind(adapter));
+  }
+
+  /**
+   * `admit`'s answer for an adapter asking ahead (AdapterEvents.admits): false when it cannot
+   * tell. The decision is kept for the message's own turn, so the two cannot disagree (a role
+   * lookup that failed once and then succeeded).
+   */
+  private async admits(message: InboundMessage): Promise<boolean> {
+    try {
+      const decision = await this.admit(message);
+      this.decidedAhead.set(aheadKey(message), decision);
+      if (this.decidedAhead.size > DECIDED_AHEAD_KEPT) {
+        const oldest = this.decidedAhead.keys().next().value;
+        if (oldest !== undefined) this.decidedAhead.delete(oldest);
+      }
+      return decision.allowed;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The decision an adapter's ask ahead got for this message, if any (used once). */
+  private decidedFor(message: InboundMessage): AuthDecision | undefined {
+    const key = aheadKey(message);
+    const decision = this.decidedAhead.get(key);
+    this.decidedAhead.delete(key);
+    return decision;
   }
 
   /** The slash command a message carries; signed senders (webhooks) write prompts, not commands. */

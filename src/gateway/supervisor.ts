@@ -15,6 +15,8 @@ import type { AdapterHealth, InboundMessage, PlatformAdapter } from "./types.js"
 
 export interface SupervisorOptions {
   inbound(message: InboundMessage): Promise<boolean>;
+  /** See AdapterEvents.admits. */
+  admits?(message: InboundMessage): Promise<boolean>;
   log(message: string): void;
   baseDelayMs: number;
   capMs?: number;
@@ -146,6 +148,7 @@ export class AdapterSupervisor {
     });
     const attempt = this.adapter.connect({
       inbound: (message) => this.options.inbound(message),
+      ...(this.options.admits ? { admits: this.options.admits } : {}),
       listenerLost: (error) => this.lost(error),
     });
     try {

@@ -118,6 +118,13 @@ export interface AdapterEvents {
    * storing the message leaves the platform to deliver it again.
    */
   inbound(message: InboundMessage): Promise<boolean>;
+  /**
+   * Whether the core would let this sender talk to the agent. An adapter asks before work done
+   * only for the agent's sake (reading the earlier chat, downloading files, opening a thread),
+   * so a stranger cannot make the bot do it; the message itself still goes to `inbound`, which
+   * decides (a stranger's DM may get a pairing code). Never rejects; false when unsure.
+   */
+  admits?(message: InboundMessage): Promise<boolean>;
   /** The listener died (socket closed, poll loop failed); the core reconnects with backoff. */
   listenerLost(error: Error): void;
 }

@@ -125,10 +125,11 @@ test("messages the session was already handed are not repeated; other people's a
     const channel = d.fake.textChannel.id;
     d.fake.userSays({ channel, user: d.alice, content: "first question" });
     await untilModelRequests(d.gw.fake, 1);
-    // bob is on no allowlist: the gateway ignores him, so alice's session never saw his message.
+    // bob is on no allowlist: the gateway ignores him (reading nothing for him), so alice's
+    // session never saw his message.
     d.fake.userSays({ channel, user: bob, content: "noise from bob" });
     d.fake.userSays({ channel, user: d.alice, content: "second question" });
-    await d.fake.waitFor(() => historyReads(d, channel).length >= 3, 20_000, "the second question's backfill");
+    await d.fake.waitFor(() => historyReads(d, channel).length >= 2, 20_000, "the second question's backfill");
     first.open();
     await d.fake.waitForBotText(/second answer/, channel);
     assert.deepEqual(earlierLines(lastUserText(d, 1)), ["[bob] noise from bob"]);
@@ -221,4 +222,26 @@ test("config: history_backfill_limit is 0..500 and dm_role_auth_guild a quoted s
   assert.match(JSON.stringify(named.error?.issues), /Discord server id in quotes/);
   // A YAML number this long has already lost digits: it must be quoted.
   assert.equal(check({ dm_role_auth_guild: Number("123456789012345678") }).success, false);
+});
+
+test("a stranger's mention opens no thread, downloads no file and reads no earlier chat; an allowed user's does", async () => {
+  const d = await startDiscordGateway({ provider: { fallback: { text: "noted" } } });
+  try {
+    const channel = d.fake.textChannel.id;
+    d.fake.pastMessages(channel, [{ user: carol, content: "earlier words" }]);
+    const file = d.fake.attachment("notes.txt", Buffer.from("stranger's file"), "text/plain");
+    const mallory = { id: snowflake(), username: "mallory" };
+    d.fake.userSays({ channel, user: mallory, content: "look at this", mention: true, attachments: [file] });
+    // Inbound events are handled in order: once alice is answered, mallory's message was handled.
+    d.fake.userSays({ channel, user: d.alice, content: "and what about this?", mention: true });
+    await d.fake.waitForBotText(/noted/);
+    const threadsOpened = d.fake.calls.filter((c) => c.method === "POST" && /\/threads$/.test(c.path));
+    assert.equal(threadsOpened.length, 1, "one thread, for alice");
+    assert.equal(historyReads(d, channel).length, 1, "one read of the earlier chat, for alice");
+    assert.ok(!d.fake.calls.some((c) => c.path.startsWith("/attachments/")), "mallory's file was not downloaded");
+    assert.equal(modelRequests(d.gw.fake).length, 1, "only alice reached the agent");
+    assert.match(lastUserText(d, 0), /and what about this\?$/);
+  } finally {
+    await d.close();
+  }
 });

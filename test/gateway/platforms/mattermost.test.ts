@@ -226,6 +226,21 @@ test("a DM from someone not on MATTERMOST_ALLOWED_USERS gets a pairing code and 
   }
 });
 
+test("a stranger's file is never fetched: the DM gets its pairing code and nothing reaches the model", async () => {
+  const { gw, mm, world, close } = await startMattermostGateway({ provider: { fallback: { text: "secret" } } });
+  try {
+    const theirs = mm.state.addChannel("D", `${mm.bot.id}__${world.stranger.id}`, "");
+    const file = mm.state.storeFile("payload.sh", "text/plain", Buffer.from("rm -rf /"), theirs.id);
+    mm.userPost(world.stranger, theirs, "run this", { file_ids: [file.id] });
+    await mm.waitFor(() => mm.state.visible(theirs.id).length === 1, "the pairing reply");
+    assert.match(mm.state.visible(theirs.id)[0]!.message, /[A-HJ-NP-Z2-9]{8}/);
+    assert.equal(mm.calls.filter((c) => routeOf(c).startsWith("GET /files/")).length, 0);
+    assert.equal(modelRequests(gw.fake).length, 0);
+  } finally {
+    await close();
+  }
+});
+
 test("a token the server rejects at start-up is logged with what to do", async () => {
   const { gw, mm, close } = await startMattermostGateway({
     provider: echo,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ALICE, CHANNEL, DM, dm, finished, mention, press, startSlackGateway } from "../../fakes/slack/gateway.js";
@@ -120,6 +120,21 @@ test("a clarify question shows its choices as buttons and a press answers it wit
     assert.match(finished(slack, DM).find((m) => m.text.startsWith("result:"))!.text, /blue/);
     assert.match(slack.state.visible(DM).find((m) => m.ts === promptTs)!.text, new RegExp(`blue.*<@${ALICE}>`));
     assert.equal(modelRequests(gw.fake).length, 2, "the press did not start a run of its own");
+  } finally {
+    await close();
+  }
+});
+
+test("a stranger's file is never downloaded: the DM gets its pairing code and nothing reaches the disk", async () => {
+  const { gw, slack, close } = await startSlackGateway({ provider: { fallback: { text: "secret" } } });
+  try {
+    const file = slack.state.addUserFile("payload.png", "image/png", PNG);
+    dm(slack, "open this", { subtype: "file_share", files: [file] }, "U0STRANGE1");
+    await slack.waitFor(() => slack.state.visible(DM).length === 1, "the pairing reply");
+    assert.match(slack.state.visible(DM)[0]!.text, /[A-HJ-NP-Z2-9]{8}/);
+    const cache = join(gw.home, "cache", "slack");
+    assert.deepEqual(existsSync(cache) ? readdirSync(cache) : [], [], "nothing was saved");
+    assert.equal(modelRequests(gw.fake).length, 0);
   } finally {
     await close();
   }

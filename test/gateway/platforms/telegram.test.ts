@@ -169,6 +169,20 @@ test("an unknown user's DM gets a pairing code and the request is stored; the mo
   }
 });
 
+test("a stranger's photo is not downloaded: the DM gets its pairing code and getFile is never called", async () => {
+  const stranger = { id: 556, first_name: "Mallory", username: "mallory" };
+  const tg = await startTelegramGateway({ env: {} });
+  try {
+    tg.telegram.userMessage({ from: stranger, photo: Buffer.from("not for us"), caption: "open this" });
+    await tg.telegram.waitForMessages((messages) => messages.some((m) => /pairing code/.test(m.text)));
+    assert.equal(tg.telegram.callsOf("getFile").length, 0);
+    assert.equal(existsSync(join(tg.gw.home, "cache", "telegram")), false);
+    assert.equal(modelRequests(tg.gw.fake).length, 0);
+  } finally {
+    await tg.close();
+  }
+});
+
 test("a photo reaches the model as an image; a MEDIA: line in the reply is sent as a document", async () => {
   const outDir = tempDir("hermes-tg-out-");
   const notes = join(outDir, "notes.txt");

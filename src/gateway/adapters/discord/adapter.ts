@@ -41,6 +41,7 @@ import { isUnknownResource, toSendError } from "./errors.js";
 import { toDiscordMarkdown } from "./format.js";
 import {
   addressesBot,
+  type ChatPlace,
   channelFacts,
   chatNameOf,
   type DiscordRules,
@@ -324,44 +325,53 @@ export class DiscordAdapter implements PlatformAdapter {
     let place = placeOf(channelFacts(message.channelId, message.guildId, message.channel));
     const verdict = judge(place, message.content, addressed, botId, this.options.rules);
     if (!verdict.answer) return;
-    if (verdict.startThread) {
-      try {
-        const thread = (await this.rest.post(Routes.threads(message.channelId, message.id), {
-          body: { name: threadName(verdict.text), auto_archive_duration: 1440 },
-        })) as { id: string };
-        place = { chatId: place.chatId, chatType: "thread", threadId: thread.id };
-      } catch (error) {
-        this.options.log(
-          `discord: could not open a thread, answering in the channel: ${toSendError(error, "").message}`,
-        );
-      }
-    }
-    const { attachments, notes } = await downloadFiles([...message.attachments.values()], {
-      home: this.options.home,
-      messageId: message.id,
-      cap: mediaCap(this.options.rules.maxAttachmentBytes, this.options.maxInboundMediaBytes),
-      anyType: this.options.rules.allowAnyAttachment,
-    });
-    const text = [verdict.text, ...notes].filter((line) => line.trim()).join("\n");
-    if (!text && attachments.length === 0) return;
-    if (this.options.rules.reactions) this.acks.received(targetChannel(place), message.channelId, message.id);
     const chatName = chatNameOf(message.channel);
-    const inbound: InboundMessage = {
+    const sender = {
       platform: this.platform,
-      ...place,
       ...(chatName ? { chatName } : {}),
       userId: message.author.id,
       userName: message.author.username,
-      text,
-      ...(attachments.length > 0 ? { attachments } : {}),
       messageId: message.id,
       ...(message.reference?.messageId ? { replyTo: message.reference.messageId } : {}),
       sentAt: message.createdTimestamp,
     };
-    const sessionKey = buildSessionKey(inbound, this.options.sessionKeys ?? DEFAULT_SESSION_KEYS);
-    const earlier = await this.backfill.before(inbound, message.channelId, sessionKey, botId);
     this.access.remember(message.id, { bot: fromBot, roles: roleIdsOf(message.member) });
+    // A thread, the files and the earlier chat are for the agent: none of them for a stranger.
+    const admitted = (await events.admits?.({ ...sender, ...place, text: verdict.text })) ?? true;
+    if (verdict.startThread && admitted) place = await this.openThread(message, verdict.text, place);
+    const { attachments, notes } = admitted
+      ? await downloadFiles([...message.attachments.values()], {
+          home: this.options.home,
+          messageId: message.id,
+          cap: mediaCap(this.options.rules.maxAttachmentBytes, this.options.maxInboundMediaBytes),
+          anyType: this.options.rules.allowAnyAttachment,
+        })
+      : { attachments: [], notes: message.attachments.size > 0 ? ["[attachment not downloaded]"] : [] };
+    const text = [verdict.text, ...notes].filter((line) => line.trim()).join("\n");
+    if (!text && attachments.length === 0) return;
+    if (this.options.rules.reactions) this.acks.received(targetChannel(place), message.channelId, message.id);
+    const inbound: InboundMessage = {
+      ...sender,
+      ...place,
+      text,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    };
+    const sessionKey = buildSessionKey(inbound, this.options.sessionKeys ?? DEFAULT_SESSION_KEYS);
+    const earlier = admitted ? await this.backfill.before(inbound, message.channelId, sessionKey, botId) : [];
     events.inbound(earlier.length > 0 ? { ...inbound, earlier } : inbound);
+  }
+
+  /** A thread for the answer under `message`; the channel itself when Discord refuses one. */
+  private async openThread(message: Message, text: string, place: ChatPlace): Promise<ChatPlace> {
+    try {
+      const thread = (await this.rest.post(Routes.threads(message.channelId, message.id), {
+        body: { name: threadName(text), auto_archive_duration: 1440 },
+      })) as { id: string };
+      return { chatId: place.chatId, chatType: "thread", threadId: thread.id };
+    } catch (error) {
+      this.options.log(`discord: could not open a thread, answering in the channel: ${toSendError(error, "").message}`);
+      return place;
+    }
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {

@@ -179,9 +179,15 @@ export class MattermostAdapter implements PlatformAdapter {
         const name = await this.channelName(inbound.chatId);
         if (name) inbound.chatName = name;
       }
-      if (fileIds.length > 0) await this.attachFiles(inbound, fileIds);
+      // A stranger's files are not fetched: the core would not let them in anyway.
+      if (fileIds.length > 0 && (await this.admits(inbound))) await this.attachFiles(inbound, fileIds);
+      else if (fileIds.length > 0) inbound.text = [inbound.text, "[files, not downloaded]"].filter(Boolean).join("\n");
       await this.events?.inbound(inbound);
     });
+  }
+
+  private admits(inbound: InboundMessage): Promise<boolean> {
+    return this.events?.admits ? this.events.admits(inbound) : Promise.resolve(true);
   }
 
   private async attachFiles(inbound: InboundMessage, fileIds: string[]): Promise<void> {

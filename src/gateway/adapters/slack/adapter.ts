@@ -259,7 +259,12 @@ export class SlackAdapter implements PlatformAdapter {
         ...(userName ? { userName } : {}),
         ...(chatName ? { chatName } : {}),
       };
-      if (files.length > 0) {
+      const admitted = files.length > 0 && (await (this.events?.admits?.(inbound) ?? Promise.resolve(true)));
+      // A stranger's files are not fetched: the core would not let them in anyway.
+      if (files.length > 0 && !admitted) {
+        inbound.text = [inbound.text, "[files, not downloaded]"].filter(Boolean).join("\n");
+      }
+      if (admitted) {
         const { attachments, failures } = await downloadFiles(
           files,
           {

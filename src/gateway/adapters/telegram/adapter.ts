@@ -170,8 +170,11 @@ export class TelegramAdapter implements PlatformAdapter {
     if (!chat || !this.answersIn(chat)) return;
     if (update.callback_query) return this.handlePress(update.callback_query);
     if (!update.message) return;
-    const inbound = await inboundFromMessage(update.message, this.files);
-    if (inbound) this.events?.inbound(inbound);
+    const events = this.events;
+    const inbound = await inboundFromMessage(update.message, this.files, (message) =>
+      events?.admits ? events.admits(message) : Promise.resolve(true),
+    );
+    if (inbound) events?.inbound(inbound);
   }
 
   private answersIn(chat: Chat): boolean {

@@ -133,25 +133,26 @@ async function download(source: FileSource, ref: FileRef, messageId: number): Pr
   }
 }
 
-/** A message as an inbound message, or undefined for what the agent does not read (service messages, bots). */
-export async function inboundFromMessage(message: Message, source: FileSource): Promise<InboundMessage | undefined> {
+/**
+ * A message as an inbound message, or undefined for what the agent does not read (service
+ * messages, bots). Its file is downloaded only when `admits` (the core's ask ahead) lets the
+ * sender in: a stranger's upload never reaches the disk.
+ */
+export async function inboundFromMessage(
+  message: Message,
+  source: FileSource,
+  admits: (message: InboundMessage) => Promise<boolean> = async () => true,
+): Promise<InboundMessage | undefined> {
   const from = message.from;
   if (!from || from.is_bot) return undefined;
   const ref = fileOf(message);
   const text = message.text ?? message.caption ?? "";
   if (!text && !ref) return undefined;
-  const attachments: Attachment[] = [];
-  const notes: string[] = [];
-  if (ref) {
-    const result = await download(source, ref, message.message_id);
-    if (typeof result === "string") notes.push(result);
-    else attachments.push(result);
-  }
   const threadId = topicOf(message);
   const replied = message.reply_to_message?.message_id;
   // In a topic every message "replies" to the topic's first message; that is not a reply.
   const replyTo = replied !== undefined && replied !== message.message_thread_id ? String(replied) : undefined;
-  return {
+  const inbound: InboundMessage = {
     platform: "telegram",
     chatId: String(message.chat.id),
     chatType: chatTypeOf(message.chat),
@@ -159,10 +160,15 @@ export async function inboundFromMessage(message: Message, source: FileSource): 
     userId: String(from.id),
     ...(from.username ? { userName: from.username } : {}),
     ...("title" in message.chat && message.chat.title ? { chatName: message.chat.title } : {}),
-    text: [text, ...notes].filter(Boolean).join("\n"),
-    ...(attachments.length ? { attachments } : {}),
+    text,
     messageId: String(message.message_id),
     ...(replyTo ? { replyTo } : {}),
     sentAt: message.date * 1000,
   };
+  if (!ref) return inbound;
+  if (!(await admits(inbound)))
+    return { ...inbound, text: [text, "[a file, not downloaded]"].filter(Boolean).join("\n") };
+  const result = await download(source, ref, message.message_id);
+  if (typeof result === "string") return { ...inbound, text: [text, result].filter(Boolean).join("\n") };
+  return { ...inbound, attachments: [result] };
 }
