@@ -231,7 +231,13 @@ test("a stranger's mention opens no thread, downloads no file and reads no earli
     d.fake.pastMessages(channel, [{ user: carol, content: "earlier words" }]);
     const file = d.fake.attachment("notes.txt", Buffer.from("stranger's file"), "text/plain");
     const mallory = { id: snowflake(), username: "mallory" };
-    d.fake.userSays({ channel, user: mallory, content: "look at this", mention: true, attachments: [file] });
+    const strangers = d.fake.userSays({
+      channel,
+      user: mallory,
+      content: "look at this",
+      mention: true,
+      attachments: [file],
+    });
     // Inbound events are handled in order: once alice is answered, mallory's message was handled.
     d.fake.userSays({ channel, user: d.alice, content: "and what about this?", mention: true });
     await d.fake.waitForBotText(/noted/);
@@ -241,6 +247,27 @@ test("a stranger's mention opens no thread, downloads no file and reads no earli
     assert.ok(!d.fake.calls.some((c) => c.path.startsWith("/attachments/")), "mallory's file was not downloaded");
     assert.equal(modelRequests(d.gw.fake).length, 1, "only alice reached the agent");
     assert.match(lastUserText(d, 0), /and what about this\?$/);
+  } finally {
+    await d.close();
+  }
+});
+
+test("a stranger's mention gets no 👀 when the agent starts on someone else's message in the channel", async () => {
+  const d = await startDiscordGateway({ config: NO_AUTO_THREAD, provider: { fallback: { text: "noted" } } });
+  try {
+    const channel = d.fake.textChannel.id;
+    const strangers = d.fake.userSays({
+      channel,
+      user: { id: snowflake(), username: "mallory" },
+      content: "hi",
+      mention: true,
+    });
+    const alices = d.fake.userSays({ channel, user: d.alice, content: "hello", mention: true });
+    await d.fake.waitForBotText(/noted/, channel);
+    const reactedTo = (id: string) =>
+      d.fake.calls.some((c) => c.method === "PUT" && c.path.includes(`/messages/${id}/reactions/`));
+    assert.ok(reactedTo(alices), "alice's message got its 👀");
+    assert.ok(!reactedTo(strangers), "mallory's did not");
   } finally {
     await d.close();
   }

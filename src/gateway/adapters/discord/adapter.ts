@@ -336,7 +336,7 @@ export class DiscordAdapter implements PlatformAdapter {
       sentAt: message.createdTimestamp,
     };
     this.access.remember(message.id, { bot: fromBot, roles: roleIdsOf(message.member) });
-    // A thread, the files and the earlier chat are for the agent: none of them for a stranger.
+    // A thread, the files, the 👀 and the earlier chat are for the agent's work: none for a stranger.
     const admitted = (await events.admits?.({ ...sender, ...place, text: verdict.text })) ?? true;
     if (verdict.startThread && admitted) place = await this.openThread(message, verdict.text, place);
     const { attachments, notes } = admitted
@@ -349,7 +349,9 @@ export class DiscordAdapter implements PlatformAdapter {
       : { attachments: [], notes: message.attachments.size > 0 ? ["[attachment not downloaded]"] : [] };
     const text = [verdict.text, ...notes].filter((line) => line.trim()).join("\n");
     if (!text && attachments.length === 0) return;
-    if (this.options.rules.reactions) this.acks.received(targetChannel(place), message.channelId, message.id);
+    if (this.options.rules.reactions && admitted) {
+      this.acks.received(targetChannel(place), message.channelId, message.id);
+    }
     const inbound: InboundMessage = {
       ...sender,
       ...place,
