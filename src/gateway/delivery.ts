@@ -8,7 +8,9 @@
  * a possible duplicate; it goes out again with a note saying so, so nothing is lost and a
  * repeat is never silent. Replicas sharing one ledger each claim a delivery before sending it
  * (one of them wins), and take over only sends that have been in flight for `staleSendingMs`:
- * those of a replica that died, never those another replica is making.
+ * those of a replica that died, never those another replica is making. A message another
+ * replica's sweep claimed right after it was recorded is waited for by its recorder, so a turn
+ * never goes on to the chat's next message before its answer is out.
  */
 import { randomUUID } from "node:crypto";
 import type { DeliveryRecord, GatewayStore } from "../state/gateway-store.js";
@@ -79,6 +81,17 @@ export interface DeliveryOptions {
   mirror?: (mirror: DeliveryMirror) => void;
 }
 
+/** How often a recorder waiting for another replica's send of its message looks at the ledger. */
+const OTHER_SENDER_POLL_MS = 250;
+
+/** What `sendWithRetries` waits for rather than reporting the message as pending. */
+interface InlineWaits {
+  /** Retries of its own failed attempts due within `maxInlineWaitMs`. */
+  retries: boolean;
+  /** A send another replica claimed (its retries too), or took over once that is stale. */
+  otherSender: boolean;
+}
+
 export const POSSIBLE_DUPLICATE_NOTE = "(sent again after a restart; you may already have this message)";
 
 export type DeliveryOutcome =
@@ -132,7 +145,8 @@ export class DeliveryQueue {
         `taking over a send to ${record.platform}:${record.chatId} that a stopped turn left in flight`,
       );
     }
-    return this.inChatOrder(record, () => this.sendWithRetries(record.id, !message.retryLater));
+    const inline = !message.retryLater;
+    return this.inChatOrder(record, () => this.sendWithRetries(record.id, { retries: inline, otherSender: inline }));
   }
 
   /** Sends that were in flight when their sender stopped go back to pending, marked as possible repeats. */
@@ -150,7 +164,11 @@ export class DeliveryQueue {
   async sweep(): Promise<void> {
     if (this.options.staleSendingMs !== undefined) await this.takeOverInFlight();
     const due = await this.options.store.dueDeliveries(this.now(), 100);
-    await Promise.all(due.map((record) => this.inChatOrder(record, () => this.sendWithRetries(record.id))));
+    await Promise.all(
+      due.map((record) =>
+        this.inChatOrder(record, () => this.sendWithRetries(record.id, { retries: true, otherSender: false })),
+      ),
+    );
   }
 
   /** Waits for every send in progress, then stops the sweep. */
@@ -172,8 +190,9 @@ export class DeliveryQueue {
     return next;
   }
 
-  private async sendWithRetries(id: string, waitForRetries = true): Promise<DeliveryOutcome> {
+  private async sendWithRetries(id: string, waits: InlineWaits): Promise<DeliveryOutcome> {
     const { store } = this.options;
+    let waitingAnnounced = false;
     for (;;) {
       const current = await store.getDelivery(id);
       if (!current) throw new Error(`delivery ${id} is not in the ledger`);
@@ -181,13 +200,40 @@ export class DeliveryQueue {
         return { state: "sent", record: current, sent: { messageId: current.platformMessageId } };
       if (current.state === "failed") return { state: "failed", record: current, error: current.lastError ?? "failed" };
       if (current.state === "sending" || current.nextAttemptAt > this.now()) {
-        // Another sweep is on it, or its time has not come.
-        return { state: "pending", record: current, error: current.lastError ?? "waiting" };
+        // Another sweep is on it, or its time has not come. With replicas that sweep may be another
+        // process's, which claimed the message between its recording and its sending here: the
+        // caller waits for it, or the chat's next message could be answered before this one is out.
+        const stale = this.options.staleSendingMs;
+        const pending: DeliveryOutcome = { state: "pending", record: current, error: current.lastError ?? "waiting" };
+        if (!waits.otherSender || stale === undefined || this.stopping.signal.aborted) return pending;
+        if (current.state === "sending" && this.now() - current.updatedAt >= stale) {
+          if (await store.reclaimDelivery(id, this.now())) {
+            this.options.log?.(
+              `taking over a send to ${current.platform}:${current.chatId} that a stopped replica left in flight`,
+            );
+          }
+          continue;
+        }
+        const until = current.state === "sending" ? current.updatedAt + stale : current.nextAttemptAt;
+        if (current.state !== "sending" && until - this.now() > (this.options.maxInlineWaitMs ?? 60_000))
+          return pending;
+        if (!waitingAnnounced) {
+          waitingAnnounced = true;
+          this.options.log?.(
+            `another replica is sending or retrying a message to ${current.platform}:${current.chatId}; waiting for it before going on`,
+          );
+        }
+        try {
+          await sleepWithSignal(Math.max(1, Math.min(OTHER_SENDER_POLL_MS, until - this.now())), this.stopping.signal);
+        } catch {
+          return pending;
+        }
+        continue;
       }
       const outcome = await this.attempt(current);
       if (outcome.state !== "pending") return outcome;
       const wait = outcome.record.nextAttemptAt - this.now();
-      if (!waitForRetries || wait > (this.options.maxInlineWaitMs ?? 60_000) || this.stopping.signal.aborted)
+      if (!waits.retries || wait > (this.options.maxInlineWaitMs ?? 60_000) || this.stopping.signal.aborted)
         return outcome;
       try {
         await sleepWithSignal(Math.max(0, wait), this.stopping.signal);
