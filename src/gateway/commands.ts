@@ -4,6 +4,7 @@
  * wait until it is idle. Admin-only commands say so to everyone else.
  */
 
+import { AGENTS_USAGE, answerAgentsCommand } from "../agent/delegation/background-command.js";
 import { lastUserMessageIndex } from "../agent/turn-checks.js";
 import { choosePersonality, listPersonalities, personalities } from "../runtime/personalities.js";
 import { expandAlias, type QuickCommand, quickCommands, runQuickExec } from "../runtime/quick-commands.js";
@@ -163,6 +164,14 @@ const COMMANDS: Record<string, GatewayCommand> = {
     },
   },
   version: { summary: "the hermes version", whileBusy: true, run: async () => `hermes ${packageVersion()}` },
+  agents: {
+    summary: `this conversation's background subagents: ${AGENTS_USAGE}`,
+    whileBusy: true,
+    async run(ctx, args) {
+      const sessionId = await currentSessionId(ctx);
+      return answerAgentsCommand(ctx.runner.runtime.background, sessionId, args, ctx.runner.now());
+    },
+  },
   usage: {
     summary: "tokens used in this conversation",
     whileBusy: true,

@@ -180,3 +180,29 @@ test("a result that arrives during a turn waits for it, and after /stop waits fo
     await s.close();
   }
 });
+
+test("/agents lists the session's background subagent while a turn runs, and /agents stop ID stops it unreported", async () => {
+  const held = new HeldChildren();
+  const s = await session(held, "index the archive");
+  try {
+    await s.chat.submit("dispatch");
+    await held.arrived("index the archive");
+    const waiting = s.chat.submit("wait here");
+    await held.arrived("@parent");
+    await s.chat.submit("/agents");
+    const id = /^ {2}(bg_\w+) {2}\d+s {2}index the archive$/m.exec(s.view.lastPrint)?.[1];
+    assert.ok(id, s.view.lastPrint);
+    await s.chat.submit(`/agents stop ${id}`);
+    assert.equal(s.view.lastPrint, `Stopped ${id} (index the archive); its result will not be reported.`);
+    held.release("@parent", { text: "done waiting" });
+    await waiting;
+    await s.settle();
+    assert.equal(s.view.outcomes.length, 2, "no turn came from the stopped child");
+    await s.chat.submit("/agents");
+    assert.equal(s.view.lastPrint, "No background subagents are running in this session.");
+  } finally {
+    held.release("@parent", { text: "unused" });
+    held.release("index the archive", { text: "unused" });
+    await s.close();
+  }
+});

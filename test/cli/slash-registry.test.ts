@@ -72,6 +72,7 @@ test("the built-in registry has every documented command and alias, and /help li
     "sessions",
     "compress",
     "goal",
+    "agents",
     "stop",
     "steer",
     "queue",

@@ -73,3 +73,33 @@ test("a result that finishes during the chat's turn waits in its lane instead of
     await gw.close();
   }
 });
+
+test("/agents lists the chat's running background subagent and /agents stop all stops it without a result", async () => {
+  const held = new HeldChildren();
+  const gw = await gatewayWith(held, "audit the bills");
+  try {
+    gw.adapter.inject({ messageId: "m1", text: "dispatch" });
+    await gw.adapter.waitForText(/^Started it in the background\.$/);
+    await held.arrived("audit the bills");
+    gw.adapter.inject({ messageId: "m2", text: "/agents" });
+    const listed = await gw.adapter.waitForText(/^Background subagents of this session/);
+    assert.match(listed, /\(1 running\):\n {2}bg_\w+ {2}\d+s {2}audit the bills\n/);
+    gw.adapter.inject({ messageId: "m3", text: "/agents stop all" });
+    await gw.adapter.waitForText(/^Stopped 1 background subagent; its result will not be reported\.$/);
+    await gw.runtime.background.idle();
+    await gw.runner.idle();
+    gw.adapter.inject({ messageId: "m4", text: "/agents" });
+    await gw.adapter.waitForText(/^No background subagents are running in this session\.$/);
+    const route = await gw.store.sessionRoute(DM_KEY);
+    const users = (await gw.runtime.store.getMessages(route!.sessionId)).filter((m) => m.role === "user");
+    assert.deepEqual(
+      users.map((m) => String(m.content)),
+      ["dispatch"],
+      "no result turn for the stopped child",
+    );
+  } finally {
+    held.release("@parent", { text: "unused" });
+    held.release("audit the bills", { text: "unused" });
+    await gw.close();
+  }
+});

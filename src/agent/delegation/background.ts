@@ -44,10 +44,15 @@ export type DispatchEntry = { delegation_id: string; goal: string; status: "disp
 
 export type DispatchOutcome = { ok: true; entries: DispatchEntry[] } | { ok: false; error: string };
 
-interface RunningChild {
+/** A background child still running, as `runningChildren` lists it. */
+export interface RunningBackgroundChild {
   id: string;
   goal: string;
   origin: BackgroundOrigin;
+  startedAt: number;
+}
+
+interface RunningChild extends RunningBackgroundChild {
   controller: AbortController;
   done: Promise<void>;
 }
@@ -124,6 +129,21 @@ export class BackgroundDelegations {
     return { ok: true, entries };
   }
 
+  /** The children running now that `filter` picks (all when omitted), oldest first. */
+  runningChildren(filter: (origin: BackgroundOrigin) => boolean = () => true): RunningBackgroundChild[] {
+    return [...this.running.values()]
+      .filter((child) => filter(child.origin) && !child.controller.signal.aborted)
+      .map(({ id, goal, origin, startedAt }) => ({ id, goal, origin, startedAt }));
+  }
+
+  /** Stops one running child, if `filter` picks it; its result is dropped. False when there is none. */
+  stop(id: string, filter: (origin: BackgroundOrigin) => boolean, reason = "stopped by the user"): boolean {
+    const child = this.running.get(id);
+    if (!child || !filter(child.origin) || child.controller.signal.aborted) return false;
+    child.controller.abort(new Error(reason));
+    return true;
+  }
+
   /** Stops the children `filter` picks (all when omitted); their results are dropped. Returns how many. */
   cancel(filter: (origin: BackgroundOrigin) => boolean = () => true, reason = "cancelled"): number {
     let count = 0;
@@ -175,7 +195,7 @@ export class BackgroundDelegations {
         if (controller.signal.aborted || this.closed) return;
         this.finish({ id, goal: job.goal, origin, report, startedAt, finishedAt: this.now() });
       });
-    this.running.set(id, { id, goal: job.goal, origin, controller, done });
+    this.running.set(id, { id, goal: job.goal, origin, startedAt, controller, done });
     return id;
   }
 
