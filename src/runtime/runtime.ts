@@ -15,6 +15,7 @@ import { primeWorkspaceSnapshot } from "../agent/coding-prompt.js";
 import { CONTEXT_FILE_MAX_CHARS, cachedContextFilesPrompt } from "../agent/context-files.js";
 import { BackgroundDelegations, delegationDepsFrom, registerDelegateTool } from "../agent/delegation.js";
 import type { AgentListener } from "../agent/events.js";
+import { setBedrockDefaults } from "../llm/bedrock-defaults.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
 import { AuthStoreError } from "../state/auth-store.js";
 import { loadConfigAsync } from "../state/config-load.js";
@@ -34,6 +35,7 @@ import { type ToolContext, ToolRegistry } from "../tools/registry.js";
 import { configureLog, flushLog, log } from "../util/log.js";
 import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, unavailableFeatures } from "./agent-options.js";
+import { bedrockDefaultsFrom } from "./bedrock-settings.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
 import { type CronToolLoader, registerLazyCronjobTool } from "./cron-tool.js";
@@ -226,6 +228,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   if (!options.skipDotEnv) loadDotEnv(home);
   const { config, warnings } = await loadConfigAsync({ home });
   applyTimeZone(config.timezone);
+  setBedrockDefaults(bedrockDefaultsFrom(config.bedrock));
   if (config.network.force_ipv4) (await import("./network.js")).preferIpv4();
   startLogging(home, config, options.logMirror);
   if (config.secrets.bitwarden.enabled) {

@@ -3,6 +3,7 @@
  * Key names follow the original Hermes Agent so existing config files keep working.
  */
 import { z } from "../util/schema/index.js";
+import { bedrockSection } from "./config-bedrock.js";
 import { DEFAULT_MODEL, REASONING_EFFORTS } from "./config-constants.js";
 import {
   accepts,
@@ -708,6 +709,7 @@ export const configSchema = z.object(
     streaming: streamingSection,
     /** The mixture_of_agents tool: presets of reference models and an aggregator (docs/tools.md). */
     moa: moaSection,
+    bedrock: bedrockSection,
     fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
     /** A pause before each further part of a reply sent in several messages (docs/gateway.md). */
     human_delay: humanDelaySection,

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { setBedrockDefaults } from "../../src/llm/bedrock-defaults.js";
 import { collect } from "../../src/llm/normalize.js";
 import { createBedrockConverseTransport, regionFromBaseUrl } from "../../src/llm/transports/bedrock-converse.js";
 import type { LlmRequest, Message } from "../../src/llm/types.js";
+import { bedrockDefaultsFrom } from "../../src/runtime/bedrock-settings.js";
+import { validateConfig } from "../../src/state/config-validate.js";
 import {
   assertAbortIsPrompt,
   drain,
@@ -181,5 +184,65 @@ describe("bedrock converse: wire shape", () => {
   test("reads the region from a bedrock-runtime base URL", () => {
     assert.equal(regionFromBaseUrl("https://bedrock-runtime.eu-west-3.amazonaws.com"), "eu-west-3");
     assert.equal(regionFromBaseUrl("http://127.0.0.1:9"), undefined);
+  });
+});
+
+describe("bedrock converse: config.yaml's bedrock section", () => {
+  test("bedrock.region signs for that region before AWS_REGION; a guardrail goes with every request", async () => {
+    const savedRegion = process.env.AWS_REGION;
+    process.env.AWS_REGION = "us-west-2";
+    setBedrockDefaults({
+      region: "eu-central-1",
+      guardrail: { identifier: "gr-abc123", version: "DRAFT", streamProcessingMode: "sync", trace: "enabled" },
+    });
+    try {
+      fake.push({ text: "guarded" });
+      const events = await drain(transport({ region: undefined }).stream(request(), signal()));
+      assert.equal(textOf(events), "guarded");
+      const recorded = fake.requests[0]!;
+      assert.match(
+        recorded.headers.authorization ?? "",
+        /Credential=AKIDTEST\/\d{8}\/eu-central-1\/bedrock\/aws4_request/,
+      );
+      assert.deepEqual((recorded.body as { guardrailConfig?: unknown }).guardrailConfig, {
+        guardrailIdentifier: "gr-abc123",
+        guardrailVersion: "DRAFT",
+        streamProcessingMode: "sync",
+        trace: "enabled",
+      });
+    } finally {
+      setBedrockDefaults({});
+      if (savedRegion === undefined) delete process.env.AWS_REGION;
+      else process.env.AWS_REGION = savedRegion;
+    }
+  });
+
+  test("without them: no guardrail, and AWS_REGION decides", async () => {
+    const savedRegion = process.env.AWS_REGION;
+    process.env.AWS_REGION = "ap-south-1";
+    try {
+      await drain(transport({ region: undefined }).stream(request(), signal()));
+      const recorded = fake.requests[0]!;
+      assert.match(recorded.headers.authorization ?? "", /\/ap-south-1\/bedrock\/aws4_request/);
+      assert.equal((recorded.body as { guardrailConfig?: unknown }).guardrailConfig, undefined);
+    } finally {
+      if (savedRegion === undefined) delete process.env.AWS_REGION;
+      else process.env.AWS_REGION = savedRegion;
+    }
+  });
+
+  test("a guardrail without its version is a config error naming what to set; the section maps onto the transport's settings", () => {
+    assert.throws(
+      () => validateConfig({ bedrock: { guardrail: { guardrail_identifier: "gr-abc123" } } }),
+      /bedrock\.guardrail must be given a guardrail_version \(a version number, or DRAFT\) when guardrail_identifier is set/,
+    );
+    const { config } = validateConfig({
+      bedrock: { region: " eu-west-1 ", guardrail: { guardrail_identifier: "gr-1", guardrail_version: "3" } },
+    });
+    assert.deepEqual(bedrockDefaultsFrom(config.bedrock), {
+      region: "eu-west-1",
+      guardrail: { identifier: "gr-1", version: "3", streamProcessingMode: "async", trace: "disabled" },
+    });
+    assert.deepEqual(bedrockDefaultsFrom(validateConfig({}).config.bedrock), {});
   });
 });

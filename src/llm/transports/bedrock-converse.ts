@@ -6,6 +6,7 @@
  *
  * Malformed chunks: an event the SDK cannot decode ends the stream with LlmError `malformed`.
  */
+import { bedrockDefaults } from "../bedrock-defaults.js";
 import { LlmError } from "../errors.js";
 import { normalizeFinishReason, type SplitPiece, ThinkTagSplitter } from "../normalize.js";
 import type { LlmEvent, LlmRequest, ReasoningContinuity, Transport, Usage } from "../types.js";
@@ -18,7 +19,7 @@ import type { TransportOptions } from "./common.js";
 export { buildConverseInput, regionFromBaseUrl, toBedrockMessages } from "./bedrock-messages.js";
 
 export interface BedrockTransportOptions extends TransportOptions {
-  /** AWS region; default: from a bedrock-runtime base URL, then AWS_REGION / AWS_DEFAULT_REGION, then us-east-1. */
+  /** AWS region; default: from a bedrock-runtime base URL, then `bedrock.region`, then AWS_REGION / AWS_DEFAULT_REGION, then us-east-1. */
   region?: string;
   /** Static credentials; default: the SDK's chain (env, profile, SSO, instance role). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
@@ -182,9 +183,11 @@ async function* streamBedrock(
   const context: ErrorContext = { provider: options.provider ?? "bedrock", model: req.model };
   if (signal.aborted) throw abortError(context);
   const sdk = await import("@aws-sdk/client-bedrock-runtime");
+  const defaults = bedrockDefaults();
   const region =
     options.region ??
     regionFromBaseUrl(options.baseUrl) ??
+    defaults.region ??
     process.env.AWS_REGION ??
     process.env.AWS_DEFAULT_REGION ??
     "us-east-1";
@@ -200,7 +203,7 @@ async function* streamBedrock(
     config.authSchemePreference = ["httpBearerAuth"];
   }
   const client = new sdk.BedrockRuntimeClient(config);
-  const input = buildConverseInput(req, options) as unknown as ConstructorParameters<
+  const input = buildConverseInput(req, options, defaults.guardrail) as unknown as ConstructorParameters<
     typeof sdk.ConverseStreamCommand
   >[0];
   const watchdog = new StreamWatchdog(options.timeouts, signal, context);

@@ -1,4 +1,5 @@
 /** The Bedrock Converse request: `system` blocks, alternating turns, `toolConfig`, inference settings. */
+import type { BedrockGuardrail } from "../bedrock-defaults.js";
 import type { ContentPart, LlmRequest, Message } from "../types.js";
 import {
   contentText,
@@ -86,7 +87,11 @@ export function toBedrockMessages(messages: Message[]): { system: Block[]; messa
 }
 
 /** The ConverseStream input for a request; `extraBody` fields are merged at the top level. */
-export function buildConverseInput(req: LlmRequest, options: TransportOptions = {}): Record<string, unknown> {
+export function buildConverseInput(
+  req: LlmRequest,
+  options: TransportOptions = {},
+  guardrail?: BedrockGuardrail,
+): Record<string, unknown> {
   const { system, messages } = toBedrockMessages(req.messages);
   const input: Record<string, unknown> = { modelId: req.model, messages };
   if (system.length > 0) input.system = system;
@@ -109,6 +114,14 @@ export function buildConverseInput(req: LlmRequest, options: TransportOptions = 
           inputSchema: { json: tool.function.parameters },
         },
       })),
+    };
+  }
+  if (guardrail) {
+    input.guardrailConfig = {
+      guardrailIdentifier: guardrail.identifier,
+      guardrailVersion: guardrail.version,
+      streamProcessingMode: guardrail.streamProcessingMode,
+      trace: guardrail.trace,
     };
   }
   return { ...input, ...req.extraBody };
