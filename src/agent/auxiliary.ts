@@ -8,7 +8,7 @@
 import { classifyApiError } from "../llm/errors.js";
 import { collect } from "../llm/normalize.js";
 import { createTransport } from "../llm/providers.js";
-import type { ApiMode, FinishReason, Message, Transport } from "../llm/types.js";
+import type { FinishReason, Message, Transport } from "../llm/types.js";
 import type { AUXILIARY_TASKS, AuxiliaryTaskConfig } from "../state/config-schema.js";
 import { type AuxiliaryCandidate, type Env, endpointKey, mainCandidate, resolveChain } from "./auxiliary/chain.js";
 import type { SummarizeFn } from "./compression/summary.js";
@@ -46,7 +46,7 @@ export interface CompleteOptions {
   /** Replaces `auxiliary.<task>.model` for this call (the model of the chain's first candidate). */
   model?: string;
   temperature?: number;
-  /** Sent where the protocol takes them: chat completions (`stop`), Anthropic messages (`stop_sequences`). */
+  /** Sent where the protocol takes them (see LlmRequest.stopSequences); the Responses API has none. */
   stopSequences?: string[];
   /** A ceiling on the output tokens that no setting raises, `auxiliary.<task>.max_tokens` included. */
   maxTokensCap?: number;
@@ -81,14 +81,6 @@ export class AuxiliaryError extends Error {
 }
 
 const label = (c: AuxiliaryCandidate) => `${c.provider}/${c.model}`;
-
-/** Stop sequences in the request fields of the protocols that have them. */
-function stopFields(apiMode: ApiMode, stopSequences: string[] | undefined): Record<string, unknown> | undefined {
-  if (!stopSequences || stopSequences.length === 0) return undefined;
-  if (apiMode === "chat_completions") return { stop: stopSequences };
-  if (apiMode === "anthropic_messages") return { stop_sequences: stopSequences };
-  return undefined;
-}
 
 function defaultTransport(candidate: AuxiliaryCandidate, env: Env): Promise<Transport> {
   return createTransport({
@@ -152,14 +144,13 @@ export function createAuxiliaryClient(options: AuxiliaryClientOptions): Auxiliar
     const limit = timeoutSeconds > 0 ? AbortSignal.timeout(timeoutSeconds * 1000) : undefined;
     const signals = [opts.signal, limit].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : (signals[0] ?? new AbortController().signal);
-    const stop = stopFields(transport.apiMode, opts.stopSequences);
-    const extraBody = stop || candidate.extraBody ? { ...stop, ...candidate.extraBody } : undefined;
     const request = {
       model: candidate.model,
       messages,
       ...(maxTokens ? { maxTokens } : {}),
       ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
-      ...(extraBody ? { extraBody } : {}),
+      ...(opts.stopSequences?.length ? { stopSequences: opts.stopSequences } : {}),
+      ...(candidate.extraBody ? { extraBody: candidate.extraBody } : {}),
     };
     let reply: Awaited<ReturnType<typeof collect>>;
     try {

@@ -65,6 +65,12 @@ export interface LlmRequest {
   tools?: ToolDefinition[];
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Text that ends the reply where the model would write it: chat completions' `stop`, Anthropic's
+   * `stop_sequences`, Bedrock's `inferenceConfig.stopSequences`. The Responses API has no such
+   * field: it is not sent there.
+   */
+  stopSequences?: string[];
   /** Reasoning effort hint ("low" | "medium" | "high" ...), mapped per protocol. */
   reasoningEffort?: string;
   /** Extra body fields merged into the wire request (provider-specific knobs). */

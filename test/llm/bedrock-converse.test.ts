@@ -54,6 +54,14 @@ describe("bedrock converse: replies", () => {
     assert.match(recorded.headers.authorization ?? "", /^AWS4-HMAC-SHA256 Credential=AKIDTEST\//);
   });
 
+  test("sends stop sequences in inferenceConfig, beside the other inference settings", async () => {
+    await drain(transport().stream(request({ stopSequences: ["STOP"], maxTokens: 64 }), signal()));
+    assert.deepEqual((fake.requests[0]?.body as { inferenceConfig?: unknown }).inferenceConfig, {
+      maxTokens: 64,
+      stopSequences: ["STOP"],
+    });
+  });
+
   test("sends a Bedrock API key as a bearer token", async () => {
     await drain(transport({ apiKey: "bedrock-api-key", credentials: undefined }).stream(request(), signal()));
     assert.equal(fake.requests[0]?.headers.authorization, "Bearer bedrock-api-key");

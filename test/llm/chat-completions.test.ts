@@ -44,6 +44,13 @@ describe("chat completions: replies", () => {
     assert.deepEqual(fake.requests[0]?.body.stream_options, { include_usage: true });
   });
 
+  test("sends stop sequences as stop, and none when the request has none", async () => {
+    await drain(transport().stream(request({ stopSequences: ["END", "\n\n"] }), signal()));
+    await drain(transport().stream(request({ stopSequences: [] }), signal()));
+    assert.deepEqual(fake.requests[0]?.body.stop, ["END", "\n\n"]);
+    assert.equal(fake.requests[1]?.body.stop, undefined);
+  });
+
   test("streams reasoning_content and reasoning fields as reasoning deltas", async () => {
     fake.push(
       { reasoning: "thinking hard", text: "done" },

@@ -119,6 +119,7 @@ export function buildAnthropicBody(req: LlmRequest, quirks: ProviderQuirks = {})
       stream: true,
     };
   if (system.length > 0) body.system = system;
+  if (req.stopSequences?.length) body.stop_sequences = req.stopSequences;
   if (req.tools && req.tools.length > 0) {
     body.tools = req.tools.map((tool) => ({
       name: tool.function.name,

@@ -104,6 +104,7 @@ export function buildConverseInput(
     const temperature = temperatureFor(req, options.quirks);
     if (temperature !== undefined) inference.temperature = temperature;
   }
+  if (req.stopSequences?.length) inference.stopSequences = req.stopSequences;
   if (Object.keys(inference).length > 0) input.inferenceConfig = inference;
   if (req.tools && req.tools.length > 0) {
     input.toolConfig = {

@@ -63,6 +63,7 @@ export function buildChatCompletionsBody(req: LlmRequest, quirks: ProviderQuirks
   if (req.maxTokens !== undefined && !quirks.omitMaxTokens) body[quirks.maxTokensField ?? "max_tokens"] = req.maxTokens;
   const temperature = temperatureFor(req, quirks);
   if (temperature !== undefined) body.temperature = temperature;
+  if (req.stopSequences?.length) body.stop = req.stopSequences;
   if (req.reasoningEffort) {
     const style = quirks.reasoningStyle ?? "reasoning_effort";
     if (style === "openrouter") body.reasoning = { effort: req.reasoningEffort };
