@@ -45,6 +45,12 @@ export interface InboundMessage {
    * channel's recent chat), oldest first; the agent reads them as quoted context.
    */
   earlier?: EarlierMessage[];
+  /**
+   * What the platform said about the sender when the message arrived: another bot, the role ids
+   * it holds in the server. Set by adapters only, for their own vouching (`vouchFor`); stored
+   * with the message, so it still holds for a message recovered after a restart.
+   */
+  senderFacts?: { bot: boolean; roles: string[] };
 }
 
 /** One message of the chat that led up to an inbound message. */

@@ -176,3 +176,33 @@ test("DISCORD_ALLOW_BOTS and DISCORD_ALLOWED_ROLES refuse values they cannot mea
   assert.equal(access.allowBots, "all");
   assert.deepEqual([...access.allowedRoles], ["1", "2"]);
 });
+
+test("what Discord said about a sender travels with the stored message, so a message recovered after a restart is still vouched for", async () => {
+  const lookups: string[] = [];
+  const access = new DiscordAccess(
+    { allowBots: "mentions", allowedRoles: new Set(["111"]), dmRoleGuild: "" },
+    async (_guild, user) => {
+      lookups.push(user);
+      return null;
+    },
+    () => undefined,
+  );
+  const inChannel = (senderFacts?: InboundMessage["senderFacts"]): InboundMessage => ({
+    platform: "discord",
+    chatId: snowflake(),
+    chatType: "group",
+    userId: snowflake(),
+    text: "hello",
+    messageId: snowflake(),
+    ...(senderFacts ? { senderFacts } : {}),
+  });
+  // As the gateway's store keeps it: JSON, read back by another process after a restart.
+  const recovered = (message: InboundMessage) => JSON.parse(JSON.stringify(message)) as InboundMessage;
+  const roleHolder = recovered(inChannel({ bot: false, roles: ["222", "111"] }));
+  assert.equal(await access.vouchFor(roleHolder), "a role in DISCORD_ALLOWED_ROLES");
+  const bot = recovered(inChannel({ bot: true, roles: [] }));
+  assert.equal(await access.vouchFor(bot), "DISCORD_ALLOW_BOTS=mentions");
+  assert.equal(await access.vouchFor(recovered(inChannel({ bot: false, roles: ["222"] }))), undefined);
+  assert.equal(await access.vouchFor(inChannel()), undefined, "nothing said, nothing vouched");
+  assert.deepEqual(lookups, [], "no lookups outside DMs");
+});

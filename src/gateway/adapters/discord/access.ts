@@ -24,18 +24,11 @@ export interface AccessSettings {
 /** No other bots, no role allowlist. */
 export const NO_EXTRA_ACCESS: AccessSettings = { allowBots: "none", allowedRoles: new Set(), dmRoleGuild: "" };
 
-/** What the adapter saw of a message's sender when it arrived. */
-export interface SenderFacts {
-  bot: boolean;
-  /** Role ids the sender holds in the server the message came from (none in DMs). */
-  roles: string[];
-}
-
 /** A member's role ids, or null when the user is not a member; throws when Discord cannot say. */
 export type MemberRoleLookup = (guildId: string, userId: string) => Promise<string[] | null>;
 
 const ROLE_CACHE_MS = 5 * 60_000;
-const REMEMBERED_SENDERS = 2000;
+const REMEMBERED_LOOKUPS = 2000;
 
 /** The role ids a server member holds, from a message's or a button press's member data. */
 export function roleIdsOf(member: GuildMember | APIInteractionGuildMember | null): string[] {
@@ -61,7 +54,6 @@ export function accessFrom(env: Record<string, string | undefined>, config: Herm
 }
 
 export class DiscordAccess {
-  private readonly senders = new Map<string, SenderFacts>();
   private readonly dmRoles = new Map<string, { roles: string[] | null; until: number }>();
 
   constructor(
@@ -76,14 +68,8 @@ export class DiscordAccess {
     return this.settings.allowBots === "all" || (this.settings.allowBots === "mentions" && addressed);
   }
 
-  /** Keeps what the core may ask about this message's sender (bounded: the oldest are forgotten). */
-  remember(messageId: string, sender: SenderFacts): void {
-    this.senders.set(messageId, sender);
-    if (this.senders.size > REMEMBERED_SENDERS) this.senders.delete(this.senders.keys().next().value as string);
-  }
-
   async vouchFor(message: InboundMessage): Promise<string | undefined> {
-    const sender = this.senders.get(message.messageId);
+    const sender = message.senderFacts;
     if (sender?.bot && this.settings.allowBots !== "none") return `DISCORD_ALLOW_BOTS=${this.settings.allowBots}`;
     if (this.settings.allowedRoles.size === 0) return undefined;
     if (message.chatType !== "dm") {
@@ -108,7 +94,7 @@ export class DiscordAccess {
       const roles = await this.lookup(guild, userId);
       this.dmRoles.delete(userId);
       this.dmRoles.set(userId, { roles, until: this.now() + ROLE_CACHE_MS });
-      if (this.dmRoles.size > REMEMBERED_SENDERS) this.dmRoles.delete(this.dmRoles.keys().next().value as string);
+      if (this.dmRoles.size > REMEMBERED_LOOKUPS) this.dmRoles.delete(this.dmRoles.keys().next().value as string);
       return roles;
     } catch (error) {
       // Not cached: the next message asks again.

@@ -334,8 +334,8 @@ export class DiscordAdapter implements PlatformAdapter {
       messageId: message.id,
       ...(message.reference?.messageId ? { replyTo: message.reference.messageId } : {}),
       sentAt: message.createdTimestamp,
+      senderFacts: { bot: fromBot, roles: roleIdsOf(message.member) },
     };
-    this.access.remember(message.id, { bot: fromBot, roles: roleIdsOf(message.member) });
     // A thread, the files, the 👀 and the earlier chat are for the agent's work: none for a stranger.
     const admitted = (await events.admits?.({ ...sender, ...place, text: verdict.text })) ?? true;
     if (verdict.startThread && admitted) place = await this.openThread(message, verdict.text, place);
@@ -391,7 +391,6 @@ export class DiscordAdapter implements PlatformAdapter {
       this.options.log(`discord: ${toSendError(error, "acknowledging a button press").message}`);
     }
     const place = placeOf(channelFacts(interaction.channelId ?? "", interaction.guildId, interaction.channel));
-    this.access.remember(interaction.id, { bot: false, roles: roleIdsOf(interaction.member) });
     events.inbound({
       platform: this.platform,
       ...place,
@@ -400,6 +399,7 @@ export class DiscordAdapter implements PlatformAdapter {
       text,
       messageId: interaction.id,
       sentAt: interaction.createdTimestamp,
+      senderFacts: { bot: false, roles: roleIdsOf(interaction.member) },
     });
   }
 
