@@ -57,6 +57,7 @@ export class FakeTelegram {
   /** getUpdates calls cut short by another one, as Telegram answers two bot instances polling at once. */
   conflicts = 0;
   private readonly faults = new Map<string, Fault[]>();
+  private readonly lostAnswers: string[] = [];
   private pollsToCut = 0;
   private waiters: CallWaiter[] = [];
   private callbackCounter = 0;
@@ -119,6 +120,14 @@ export class FakeTelegram {
         message: this.world.wire(input.message),
       },
     });
+  }
+
+  /**
+   * The next `times` calls of `method` take effect (a message is posted) but their connection is
+   * cut before the answer: a network failure after Telegram did the work.
+   */
+  loseAnswerOfNext(method: string, times = 1): void {
+    for (let i = 0; i < times; i++) this.lostAnswers.push(method);
   }
 
   /** The next `times` calls of `method` answer this error instead. */
@@ -316,7 +325,13 @@ export class FakeTelegram {
       } else {
         call.result = this.invoke(method, parsed.params, parsed.files);
         call.status = 200;
-        reply(res, 200, { ok: true, result: call.result });
+        const lost = this.lostAnswers.indexOf(method);
+        if (lost >= 0) {
+          this.lostAnswers.splice(lost, 1);
+          res.socket?.destroy();
+        } else {
+          reply(res, 200, { ok: true, result: call.result });
+        }
       }
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

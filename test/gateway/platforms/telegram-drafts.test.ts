@@ -161,6 +161,23 @@ test("a refused rich send falls back to MarkdownV2 for that message only; the ne
   }
 });
 
+test("a rich send whose answer is lost on the network is retried as a rich send, never also sent the classic way", async () => {
+  const tg = await startTelegramGateway({ config: RICH, provider: { script: [{ text: TABLE }] } });
+  tg.telegram.loseAnswerOfNext("sendRichMessage");
+  try {
+    tg.telegram.userMessage({ text: "fruit?" });
+    await tg.telegram.waitForMessages(() => tg.telegram.callsOf("sendRichMessage").length >= 2);
+    assert.equal(
+      tg.telegram.messages.filter((m) => m.parseMode === "MarkdownV2").length,
+      0,
+      "no classic copy beside the rich one",
+    );
+    assert.ok(!tg.adapterLogs.some((line) => /sent as MarkdownV2/.test(line)));
+  } finally {
+    await tg.close();
+  }
+});
+
 test("in a group, the edited preview of a table reply is turned into the rich message by editMessageText", async () => {
   const tg = await startTelegramGateway({ config: `${FAST}${RICH}`, provider: { script: [streamed(TABLE)] } });
   try {

@@ -19,6 +19,11 @@ export function isNotModified(error: unknown): boolean {
  * A failed call as a PlatformSendError: a 429 waits what Telegram asks, 5xx and network failures
  * can pass, any other 4xx will fail again the same way.
  */
+/** The Bot API did not answer (a network failure): the call may or may not have taken effect. */
+export function isUnanswered(error: unknown): boolean {
+  return error instanceof HttpError;
+}
+
 export function toSendError(error: unknown, action: string): PlatformSendError {
   if (error instanceof PlatformSendError) return error;
   if (error instanceof GrammyError) {

@@ -7,7 +7,7 @@
  */
 import type { Api } from "grammy";
 import type { ChatAddress, OutboundText, SentMessage } from "../../types.js";
-import { describeError, isGrammyError, isNotModified, toSendError } from "./errors.js";
+import { describeError, isGrammyError, isNotModified, isUnanswered, toSendError } from "./errors.js";
 import { isMarkdownV2 } from "./format.js";
 import { thread } from "./updates.js";
 
@@ -131,9 +131,13 @@ export class RichMessages {
     }
   }
 
-  /** A rate limit is waited out by the caller; anything else sends the classic way, and a missing method turns rich off. */
+  /**
+   * A rate limit is waited out by the caller, and a network failure retried by it (Telegram may
+   * have posted the message: a classic copy at once would make two); a refusal sends the classic
+   * way, and a missing method turns rich off.
+   */
   private failed(action: string, error: unknown): void {
-    if (isGrammyError(error, 429)) throw toSendError(error, action);
+    if (isGrammyError(error, 429) || isUnanswered(error)) throw toSendError(error, action);
     if (isMissingMethod(error)) this.sendable = false;
     this.options.log(
       `telegram: ${action} failed (${describeError(error, this.options.token)}); sent as MarkdownV2${
