@@ -7,6 +7,7 @@
 import { createInterface } from "node:readline";
 import { type AgentEvent, previewArgs } from "../agent/events.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
+import { MAX_FOLLOW_UP_TURNS } from "./background-wait.js";
 import type { ChatFlags } from "./program.js";
 import type { ChatController, ChatView, TurnOutcome } from "./tui/controller.js";
 import { DEFAULT_PREVIEW_LENGTH } from "./tui/display-options.js";
@@ -156,16 +157,21 @@ async function runLineMode(flags: ChatFlags): Promise<void> {
   const controller = await ChatController.create(flags, view);
   view.controller = controller;
   let lastSigint = 0;
+  const exited = new AbortController();
   const onSigint = () => {
     const now = Date.now();
     if (controller.busy && now - lastSigint > 2000) controller.stop();
-    else controller.exit();
+    else {
+      controller.exit();
+      exited.abort();
+    }
     lastSigint = now;
   };
   process.on("SIGINT", onSigint);
   try {
     for (;;) {
       const line = await reader.next();
+      if (line === undefined) await awaitBackground(controller, exited.signal, Boolean(flags.quiet));
       if (line === undefined || controller.exiting) break;
       await controller.submit(line);
       await controller.idle();
@@ -174,5 +180,27 @@ async function runLineMode(flags: ChatFlags): Promise<void> {
   } finally {
     process.off("SIGINT", onSigint);
     await controller.close();
+  }
+}
+
+/**
+ * At the end of piped input, as in a one-shot run: background subagents still running are waited
+ * for and their results run as turns (answers printed) before the process exits; again while
+ * those turns dispatch more, up to MAX_FOLLOW_UP_TURNS. Ctrl+C stops the wait and the children.
+ */
+async function awaitBackground(controller: ChatController, exited: AbortSignal, quiet: boolean): Promise<void> {
+  const background = controller.runtime.background;
+  const stopped = new Promise<void>((resolve) => exited.addEventListener("abort", () => resolve(), { once: true }));
+  for (let round = 0; round < MAX_FOLLOW_UP_TURNS && !controller.exiting; round++) {
+    const running = background.activeCount;
+    if (running === 0) return;
+    if (!quiet) {
+      process.stderr.write(
+        `hermes: waiting for ${running} background subagent${running === 1 ? "" : "s"} to finish (Ctrl+C stops them)\n`,
+      );
+    }
+    await Promise.race([background.idle(), stopped]);
+    if (exited.aborted) return;
+    await controller.idle();
   }
 }

@@ -10,7 +10,7 @@ import { backgroundScript, dispatching, HeldChildren } from "../helpers/backgrou
 import type { NodeRun } from "../helpers/run-node.js";
 
 /** Runs the CLI; `stderrShows` resolves once its stderr contains the text (bounded wait). */
-function startCli(args: string[], env: NodeJS.ProcessEnv) {
+function startCli(args: string[], env: NodeJS.ProcessEnv, stdin = "") {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env, cwd: process.cwd() });
   let stdout = "";
   let stderr = "";
@@ -25,7 +25,7 @@ function startCli(args: string[], env: NodeJS.ProcessEnv) {
       w.resolve();
     }
   });
-  child.stdin.end();
+  child.stdin.end(stdin);
   const done = new Promise<NodeRun>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code) => resolve({ code, stdout, stderr }));
@@ -45,7 +45,8 @@ function startCli(args: string[], env: NodeJS.ProcessEnv) {
   return { done, stderrShows };
 }
 
-async function oneShot(goal: string, extraArgs: string[] = []) {
+/** `lineMode`: the prompt arrives as a line of piped input to `hermes`, not with `chat -q`. */
+async function oneShot(goal: string, extraArgs: string[] = [], lineMode = false) {
   const held = new HeldChildren();
   const fake = await startFakeProvider({
     fallback: backgroundScript(held, {
@@ -56,11 +57,10 @@ async function oneShot(goal: string, extraArgs: string[] = []) {
   const home = mkdtempSync(join(tmpdir(), "hermes-bg-oneshot-"));
   writeFileSync(join(home, "config.yaml"), "learning:\n  mode: off\n");
   const args = ["--provider", "custom", "--base-url", `${fake.url}/v1`, "--api-key", "k", "--model", "scripted"];
-  const cli = startCli(["chat", "-q", "do it in the background", ...args, ...extraArgs], {
-    ...process.env,
-    HERMES_HOME: home,
-    OPENROUTER_API_KEY: "",
-  });
+  const env = { ...process.env, HERMES_HOME: home, OPENROUTER_API_KEY: "" };
+  const cli = lineMode
+    ? startCli([...args, ...extraArgs], env, "do it in the background\n")
+    : startCli(["chat", "-q", "do it in the background", ...args, ...extraArgs], env);
   return {
     held,
     fake,
@@ -99,6 +99,25 @@ test("a one-shot run waits for its background subagent and answers with its resu
     } finally {
       store.close();
     }
+  } finally {
+    await s.close();
+  }
+});
+
+test("piped input that ends while a background subagent runs waits for it and prints the result turn's answer", async () => {
+  const s = await oneShot("count the tests", [], true);
+  try {
+    await s.held.arrived("count the tests");
+    await s.stderrShows("waiting for 1 background subagent to finish");
+    s.held.release("count the tests", { text: "There are 3881 tests." });
+    const run = await s.run;
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Dispatched; waiting for it\.\n/);
+    assert.match(
+      run.stdout,
+      /parent read: \[Background subagent result bg_\w+ — this is not a message from the user\]/,
+    );
+    assert.match(run.stdout, /There are 3881 tests\./);
   } finally {
     await s.close();
   }
