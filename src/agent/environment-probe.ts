@@ -3,14 +3,25 @@
  * unlike what a model assumes: an interpreter marked externally managed (PEP 668), where
  * `pip install` is refused outside a virtual environment; no pip module; or a `pip` on PATH that
  * installs for another interpreter than `python3`. Nothing when all is ordinary or there is no
- * Python. Only looks at files (no interpreter is started), so it costs a few stat calls.
+ * Python. Only looks at files (no interpreter is started), so it costs a few stat calls, and
+ * the answer is reused for 30 s while the environment is the same.
  */
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { findExecutable } from "../util/executable.js";
 import { isDirectory, isFile } from "../util/fs-kind.js";
+import { shortMemo } from "../util/short-memo.js";
+
+/** How long one probe's answer is reused for the same environment (a server builds many prompts). */
+const PROBE_REUSE_MS = 30_000;
+const recent = shortMemo<string>(PROBE_REUSE_MS);
 
 export function environmentProbe(env: NodeJS.ProcessEnv = process.env): string {
+  const key = [env.VIRTUAL_ENV, env.CONDA_PREFIX, env.PATH, env.HOME].join("\u0000");
+  return recent(key, () => probe(env));
+}
+
+function probe(env: NodeJS.ProcessEnv): string {
   if (env.VIRTUAL_ENV || env.CONDA_PREFIX) return "";
   const path = env.PATH ?? "";
   const python = findExecutable("python3", path);

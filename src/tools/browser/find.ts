@@ -2,7 +2,9 @@
  * Where the browser is: `HERMES_BROWSER_PATH`, else the first Chromium or Chrome on PATH. Light
  * on purpose: the tools' availability check runs it at start-up listings (`hermes tools`).
  */
+
 import { findExecutable } from "../../util/executable.js";
+import { shortMemo } from "../../util/short-memo.js";
 
 export const BROWSER_NAMES = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"];
 
@@ -12,7 +14,15 @@ export const INSTALL_HINT =
 
 export type BrowserBinary = { ok: true; path: string } | { ok: false; error: string };
 
+/** How long a lookup is reused for the same PATH (every new session asks whether a browser is there). */
+const LOOKUP_REUSE_MS = 30_000;
+const recent = shortMemo<BrowserBinary>(LOOKUP_REUSE_MS);
+
 export function findBrowser(env: Record<string, string | undefined> = process.env): BrowserBinary {
+  return recent(`${env.HERMES_BROWSER_PATH ?? ""}\u0000${env.PATH ?? ""}`, () => lookUp(env));
+}
+
+function lookUp(env: Record<string, string | undefined>): BrowserBinary {
   const configured = env.HERMES_BROWSER_PATH?.trim();
   if (configured) {
     const path = findExecutable(configured, env.PATH ?? "");
