@@ -55,11 +55,12 @@ else answer(0, { action: "allow" });
 `;
   writeFileSync(path, script);
   chmodSync(path, 0o755);
+  // Only lines the fake has finished writing: the file exists, empty, a moment before its first line.
   const calls = () =>
     existsSync(log)
       ? readFileSync(log, "utf8")
-          .trim()
           .split("\n")
+          .slice(0, -1)
           .map((line) => JSON.parse(line) as FakeCall)
       : [];
   return { dir, path, calls };
