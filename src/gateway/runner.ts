@@ -19,6 +19,7 @@ import { type AuthDecision, authorize, pairingReply, requestPairing } from "./au
 import { deliverBackgroundResults } from "./background-results.js";
 import { askApprovalInChat, askQuestionInChat } from "./chat-prompts.js";
 import { type CommandContext, handleCommand, type ParsedCommand, parseCommand } from "./commands.js";
+import { DecidedAhead } from "./decided-ahead.js";
 import { type DeliveryMirror, DeliveryQueue } from "./delivery.js";
 import { PendingInteractions } from "./interactions.js";
 import { LaneSet } from "./lanes.js";
@@ -72,12 +73,6 @@ export interface GatewayRunnerOptions {
 
 const KEEP_RECORDS_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 6 * 3_600_000;
-/** Decisions kept from adapters' asks ahead: more than can be in flight at once. */
-const DECIDED_AHEAD_KEPT = 256;
-
-function aheadKey(message: InboundMessage): string {
-  return `${message.platform}\u0000${message.messageId}`;
-}
 
 export class GatewayRunner {
   readonly interactions = new PendingInteractions();
@@ -88,7 +83,7 @@ export class GatewayRunner {
   private readonly adapters = new Map<string, PlatformAdapter>();
   private readonly supervisors: AdapterSupervisor[] = [];
   private readonly accepting = new Set<Promise<void>>();
-  private readonly decidedAhead = new Map<string, AuthDecision>();
+  private readonly decidedAhead = new DecidedAhead();
   private stopping = false;
   private readonly stopController = new AbortController();
   private recovering: Promise<void> | undefined;
@@ -349,7 +344,7 @@ export class GatewayRunner {
         return;
       }
     }
-    const auth = this.decidedFor(message) ?? (await this.admit(message));
+    const auth = this.decidedAhead.take(message) ?? (await this.admit(message));
     if (!auth.allowed) {
       if (auth.action === "pair") {
         const request = await requestPairing(message, store);
@@ -387,31 +382,15 @@ export class GatewayRunner {
     return authorize(message, this.settings, this.store, adapter?.vouchFor?.bind(adapter));
   }
 
-  /**
-   * `admit`'s answer for an adapter asking ahead (AdapterEvents.admits): false when it cannot
-   * tell. The decision is kept for the message's own turn, so the two cannot disagree (a role
-   * lookup that failed once and then succeeded).
-   */
+  /** `admit`'s answer for an adapter asking ahead (AdapterEvents.admits): false when it cannot tell. */
   private async admits(message: InboundMessage): Promise<boolean> {
     try {
       const decision = await this.admit(message);
-      this.decidedAhead.set(aheadKey(message), decision);
-      if (this.decidedAhead.size > DECIDED_AHEAD_KEPT) {
-        const oldest = this.decidedAhead.keys().next().value;
-        if (oldest !== undefined) this.decidedAhead.delete(oldest);
-      }
+      this.decidedAhead.remember(message, decision);
       return decision.allowed;
     } catch {
       return false;
     }
-  }
-
-  /** The decision an adapter's ask ahead got for this message, if any (used once). */
-  private decidedFor(message: InboundMessage): AuthDecision | undefined {
-    const key = aheadKey(message);
-    const decision = this.decidedAhead.get(key);
-    this.decidedAhead.delete(key);
-    return decision;
   }
 
   /** The slash command a message carries; signed senders (webhooks) write prompts, not commands. */
