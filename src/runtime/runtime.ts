@@ -300,6 +300,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     checkToolsets(names, `platform_toolsets.${platform} in config.yaml`, mcpServers);
   }
   const sandbox = applySandbox(config, { home, interactive: options.interactive ?? false }, notice);
+  defaultProcessManager().setKillGrace(config.terminal.daemon_term_grace_seconds * 1000);
   const registry = new ToolRegistry();
   // Filled in below; the auxiliary client reads it only when a task first needs it.
   let base: AgentOptions | undefined;

@@ -526,6 +526,8 @@ export const configSchema = z.object(
       auto_source_bashrc: bool(true),
       /** A session's next command starts where its last one ended (after cd) with the variables it exported. */
       persistent_shell: bool(true),
+      /** Seconds a background process gets after SIGTERM (a kill, or hermes exiting) before SIGKILL. */
+      daemon_term_grace_seconds: numberBetween(0, 300, 2),
     }),
     /** $HERMES_HOME/logs/agent.log and errors.log. */
     logging: section({

@@ -89,7 +89,7 @@ export class ProcessManager {
   private readonly processes = new Map<string, ManagedProcess>();
   private readonly bufferChars: number;
   private readonly maxProcesses: number;
-  private readonly killGraceMs: number;
+  private killGraceMs: number;
   private readonly keepAliveDir: string;
 
   constructor(options: ProcessManagerOptions = {}) {
@@ -218,6 +218,15 @@ export class ProcessManager {
     if (onAbort) signal?.removeEventListener("abort", onAbort);
     const tail = cleanTerminalOutput(record.output.text()).slice(-WAIT_TAIL_CHARS);
     return { ...this.info(record), timed_out: !record.exit, output: tail };
+  }
+
+  /** How long the processes it stops from now on get after SIGTERM before SIGKILL (`terminal.daemon_term_grace_seconds`). */
+  setKillGrace(ms: number): void {
+    this.killGraceMs = ms;
+  }
+
+  get killGrace(): number {
+    return this.killGraceMs;
   }
 
   async kill(id: string, owner?: string): Promise<ProcessInfo> {

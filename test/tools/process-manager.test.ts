@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ProcessManager, ProcessNotFoundError } from "../../src/tools/process-manager.js";
@@ -95,6 +95,18 @@ describe("ProcessManager", () => {
     const killed = await pm.kill(session_id);
     assert.equal(killed.status, "killed");
     await waitUntil(() => !isAlive(childPid), 2000, "sleep child to disappear");
+  });
+
+  test("a process that ignores SIGTERM gets the kill grace set at run time, then SIGKILL", async () => {
+    const pm = manager({ killGraceMs: 60_000 });
+    pm.setKillGrace(100);
+    assert.equal(pm.killGrace, 100);
+    const dir = tempDir();
+    const ready = join(dir, "ready");
+    const { session_id } = pm.start({ command: `trap '' TERM; touch ${ready}; while :; do sleep 1; done`, cwd: dir });
+    await waitUntil(() => existsSync(ready), 5000, "the TERM-proof loop to start");
+    const killed = await pm.kill(session_id);
+    assert.equal(killed.status, "killed", "stopped within the new grace, not the 60 s it was made with");
   });
 
   test("calls the completion callback once with a report", async () => {
