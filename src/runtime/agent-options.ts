@@ -112,6 +112,11 @@ export function unavailableFeatures(
       `memory.provider "${config.memory.provider}" is not available (known: ${memoryProviders.join(", ") || "none"}); memory stays in MEMORY.md and USER.md`,
     );
   }
+  if (!config.security.redact_secrets) {
+    notes.push(
+      "security.redact_secrets: false is not honoured: secrets stay masked in tool output, logs and transcripts",
+    );
+  }
   return notes;
 }
 

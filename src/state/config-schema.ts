@@ -663,6 +663,8 @@ export const configSchema = z.object(
       tirith_timeout: numberBetween(0.1, 300, 5),
       /** When tirith cannot answer: true leaves the command to our own rules, false asks first. */
       tirith_fail_open: bool(true),
+      /** Accepted for the original's files: secrets are always masked here; false only earns a notice. */
+      redact_secrets: bool(true),
     }),
     web: section({
       /** Search/extract backend: "" picks the first with a key (tavily, exa, firecrawl). */

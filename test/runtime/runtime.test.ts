@@ -80,12 +80,13 @@ test("notices go to the callback, and the runtime writes nothing to stderr", asy
     return true;
   }) as typeof process.stderr.write;
   try {
-    await open("no_such_key: 1\ncontext:\n  engine: lcm\n", notices);
+    await open("no_such_key: 1\ncontext:\n  engine: lcm\nsecurity:\n  redact_secrets: false\n", notices);
   } finally {
     process.stderr.write = original;
   }
   assert.ok(notices.some((n) => /unknown key "no_such_key"/.test(n)));
   assert.ok(notices.some((n) => /context.engine "lcm" is not available/.test(n)));
+  assert.ok(notices.some((n) => /security.redact_secrets: false is not honoured: secrets stay masked/.test(n)));
   assert.deepEqual(writes, []);
 });
 
