@@ -56,7 +56,7 @@ describe("bedrock converse: replies", () => {
 
   test("sends stop sequences in inferenceConfig, beside the other inference settings", async () => {
     await drain(transport().stream(request({ stopSequences: ["STOP"], maxTokens: 64 }), signal()));
-    assert.deepEqual((fake.requests[0]?.body as { inferenceConfig?: unknown }).inferenceConfig, {
+    assert.deepEqual((fake.requests[0]!.body as { inferenceConfig?: unknown }).inferenceConfig, {
       maxTokens: 64,
       stopSequences: ["STOP"],
     });
