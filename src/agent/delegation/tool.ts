@@ -62,12 +62,13 @@ export type DelegateTaskArgs = z.infer<typeof delegateTaskParameters>;
 function describe(settings: DelegationSettings, depth: number): string {
   const nested =
     depth + 1 < settings.max_spawn_depth && settings.orchestrator_enabled
-      ? ` A subagent started with role 'orchestrator' may delegate again, down to depth ${settings.max_spawn_depth}.`
-      : " Subagents cannot delegate further.";
+      ? ` One started with role 'orchestrator' may delegate again, down to depth ${settings.max_spawn_depth}.`
+      : "";
+  const limits = nested ? "cannot" : "cannot delegate,";
   return [
     "Hand self-contained work to subagents with fresh conversations and their own tools.",
     `Returns each subagent's summary, in task order; only summaries enter your context. Up to ${settings.max_concurrent_children} run at once.${nested}`,
-    "Subagents cannot ask the user, use memory, send messages or run code, and their dangerous commands are refused. Do quick steps yourself.",
+    `Subagents ${limits} ask the user, use memory, send messages or run code, and their dangerous commands are refused. Do quick steps yourself.`,
   ].join(" ");
 }
 
