@@ -103,6 +103,19 @@ export const PLATFORM_CATALOG: readonly PlatformEntry[] = [
     load: () => import("./adapters/mattermost/platform.js"),
   },
   {
+    name: "matrix",
+    label: "Matrix",
+    enablingEnv: ["MATRIX_HOMESERVER", "MATRIX_ACCESS_TOKEN"],
+    setupHint:
+      "Make an account for the bot on your homeserver, log in as it once and copy its access token (Element: Settings > Help & About); user ids look like @alice:example.org.",
+    setup: [
+      { env: "MATRIX_HOMESERVER", prompt: "Homeserver address (https://...)", secret: false, required: true },
+      { env: "MATRIX_ACCESS_TOKEN", prompt: "Access token", secret: true, required: true },
+      { env: "MATRIX_ALLOWED_USERS", prompt: "Allowed user ids (comma-separated)", secret: false, required: false },
+    ],
+    load: () => import("./adapters/matrix/platform.js"),
+  },
+  {
     name: "email",
     label: "Email",
     enablingEnv: ["EMAIL_ADDRESS", "EMAIL_PASSWORD", "EMAIL_IMAP_HOST", "EMAIL_SMTP_HOST"],

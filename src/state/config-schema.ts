@@ -33,6 +33,7 @@ import {
   slackSection,
   telegramSection,
 } from "./config-gateway.js";
+import { matrixSection } from "./config-matrix.js";
 import { mcpSamplingSection } from "./config-mcp-sampling.js";
 import { moaSection } from "./config-moa.js";
 import { customProvidersSchema, providersSchema } from "./config-providers.js";
@@ -592,6 +593,7 @@ export const configSchema = z.object(
     discord: discordSection,
     slack: slackSection,
     mattermost: mattermostSection,
+    matrix: matrixSection,
     /** In a group chat (outside threads) each participant has their own session. */
     group_sessions_per_user: bool(true),
     /** Seconds a start waits for MCP servers before the first turn; later ones join from the next turn. */

@@ -146,9 +146,9 @@ test("a gateway that keeps dying at start is refused after gateway.restart_loop_
 test("an enabled platform this build has no adapter for is named, not silently skipped", async () => {
   const dir = home();
   const { appendFileSync } = await import("node:fs");
-  appendFileSync(join(dir, "config.yaml"), "platforms:\n  matrix:\n    enabled: true\n");
+  appendFileSync(join(dir, "config.yaml"), "platforms:\n  signal:\n    enabled: true\n");
   const run = await runNode(["dist/cli/main.js", "gateway", "run"], { env: env(dir, {}) });
   assert.equal(run.code, 2);
-  assert.match(run.stderr, /platforms\.matrix is enabled, but this build has no matrix adapter yet/);
+  assert.match(run.stderr, /platforms\.signal is enabled, but this build has no signal adapter yet/);
   assert.match(run.stderr, /nothing to run/);
 });

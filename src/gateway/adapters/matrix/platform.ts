@@ -1,0 +1,127 @@
+/**
+ * The Matrix platform module: settings from the environment and config.yaml, and the token probe
+ * `hermes doctor` runs. The homeserver is MATRIX_HOMESERVER (or `platforms.matrix.extra.homeserver`),
+ * the token MATRIX_ACCESS_TOKEN (or `platforms.matrix.token`): an access token of the bot's
+ * account. The room rules come from the `matrix:` section, each overridden by its variable when
+ * that is set (MATRIX_REQUIRE_MENTION, MATRIX_FREE_RESPONSE_ROOMS, MATRIX_ALLOWED_ROOMS);
+ * MATRIX_AUTO_THREAD=false answers room mentions in the room instead of a thread.
+ */
+import {
+  type PlatformContext,
+  type PlatformModule,
+  type ProbeResult,
+  platformSetting,
+} from "../../platform-catalog.js";
+import type { PlatformAdapter } from "../../types.js";
+import { MatrixAdapter } from "./adapter.js";
+import { MatrixHttpError } from "./errors.js";
+import type { MatrixRoomRules } from "./inbound.js";
+import { CLIENT_V3, MatrixRest } from "./rest.js";
+
+interface Credentials {
+  homeserver: string;
+  token: string;
+}
+
+/** The homeserver's address without a trailing slash (or a pasted `/_matrix/...`), or why it is unusable. */
+export function homeserverAddress(raw: string): { url: string } | { problem: string } {
+  const trimmed = raw.trim();
+  if (!trimmed) return { problem: "no homeserver address; set MATRIX_HOMESERVER (e.g. https://matrix.example.org)" };
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    return {
+      problem: `MATRIX_HOMESERVER "${trimmed}" is not a URL; write it with its scheme, e.g. https://matrix.example.org`,
+    };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return { problem: `MATRIX_HOMESERVER must start with https:// or http://, not ${url.protocol}//` };
+  }
+  if (url.username || url.password) {
+    return { problem: "MATRIX_HOMESERVER must not carry a user name or password; the access token authenticates" };
+  }
+  const path = url.pathname.replace(/\/_matrix(\/.*)?$/, "").replace(/\/+$/, "");
+  return { url: `${url.origin}${path}` };
+}
+
+function credentials(context: PlatformContext): Credentials | { problem: string; hint: string } {
+  const address = homeserverAddress(platformSetting(context, "matrix", "MATRIX_HOMESERVER", "homeserver"));
+  if ("problem" in address) {
+    return {
+      problem: address.problem,
+      hint: "the homeserver your Matrix account lives on (not the Element web app's address)",
+    };
+  }
+  const token = platformSetting(context, "matrix", "MATRIX_ACCESS_TOKEN", "token");
+  if (!token) {
+    const password = context.env.MATRIX_PASSWORD?.trim();
+    return {
+      problem: password ? "MATRIX_PASSWORD is set but password login is not supported" : "no access token",
+      hint: "log in as the bot once (Element: Settings > Help & About > Access Token) and set MATRIX_ACCESS_TOKEN",
+    };
+  }
+  return { homeserver: address.url, token };
+}
+
+function idSet(values: readonly string[]): Set<string> {
+  return new Set(values.map((id) => id.trim()).filter(Boolean));
+}
+
+function envList(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  return value.split(",");
+}
+
+function flag(name: string, value: string | undefined): boolean | undefined {
+  const text = value?.trim().toLowerCase();
+  if (!text) return undefined;
+  if (["1", "true", "yes", "on"].includes(text)) return true;
+  if (["0", "false", "no", "off"].includes(text)) return false;
+  throw new Error(`matrix: ${name}="${value}" is not true or false`);
+}
+
+export function roomRules(context: PlatformContext): MatrixRoomRules {
+  const { env } = context;
+  const section = context.config.matrix;
+  return {
+    requireMention: flag("MATRIX_REQUIRE_MENTION", env.MATRIX_REQUIRE_MENTION) ?? section.require_mention,
+    freeResponseRooms: idSet(envList(env.MATRIX_FREE_RESPONSE_ROOMS) ?? section.free_response_rooms),
+    allowedRooms: idSet(envList(env.MATRIX_ALLOWED_ROOMS) ?? section.allowed_rooms),
+    replyInThreads: flag("MATRIX_AUTO_THREAD", env.MATRIX_AUTO_THREAD) ?? true,
+  };
+}
+
+export function createAdapter(context: PlatformContext): PlatformAdapter {
+  const found = credentials(context);
+  if ("problem" in found) throw new Error(`matrix: ${found.problem}; ${found.hint}`);
+  return new MatrixAdapter({
+    ...found,
+    home: context.home,
+    log: context.log,
+    maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
+    rules: roomRules(context),
+  });
+}
+
+export async function probe(context: PlatformContext, timeoutMs: number): Promise<ProbeResult> {
+  const found = credentials(context);
+  if ("problem" in found) return { ok: false, detail: found.problem, hint: found.hint };
+  const rest = new MatrixRest({ ...found, timeoutMs });
+  try {
+    const me = await rest.get<{ user_id?: string }>(`${CLIENT_V3}/account/whoami`);
+    return { ok: true, detail: `${me.user_id ?? "(no user id)"} on ${found.homeserver}` };
+  } catch (error) {
+    if (error instanceof MatrixHttpError && error.status === 401) {
+      return {
+        ok: false,
+        detail: `the homeserver rejected the access token (HTTP 401 ${error.errcode ?? ""})`.trim(),
+        hint: "log in as the bot again and save the new access token as MATRIX_ACCESS_TOKEN",
+      };
+    }
+    const why = error instanceof Error ? error.message : String(error);
+    return { ok: false, detail: `GET /account/whoami failed: ${why}`, hint: "check MATRIX_HOMESERVER and the network" };
+  }
+}
+
+export const platform: PlatformModule = { createAdapter, probe };
