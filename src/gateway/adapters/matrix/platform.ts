@@ -13,6 +13,7 @@ import {
   platformSetting,
 } from "../../platform-catalog.js";
 import type { PlatformAdapter } from "../../types.js";
+import { serverBaseUrl } from "../server-address.js";
 import { MatrixAdapter } from "./adapter.js";
 import { MatrixHttpError } from "./errors.js";
 import type { MatrixRoomRules } from "./inbound.js";
@@ -23,26 +24,15 @@ interface Credentials {
   token: string;
 }
 
-/** The homeserver's address without a trailing slash (or a pasted `/_matrix/...`), or why it is unusable. */
+/** The server's address without a trailing slash or a pasted API path, or why it is unusable. */
 export function homeserverAddress(raw: string): { url: string } | { problem: string } {
-  const trimmed = raw.trim();
-  if (!trimmed) return { problem: "no homeserver address; set MATRIX_HOMESERVER (e.g. https://matrix.example.org)" };
-  let url: URL;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    return {
-      problem: `MATRIX_HOMESERVER "${trimmed}" is not a URL; write it with its scheme, e.g. https://matrix.example.org`,
-    };
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    return { problem: `MATRIX_HOMESERVER must start with https:// or http://, not ${url.protocol}//` };
-  }
-  if (url.username || url.password) {
-    return { problem: "MATRIX_HOMESERVER must not carry a user name or password; the access token authenticates" };
-  }
-  const path = url.pathname.replace(/\/_matrix(\/.*)?$/, "").replace(/\/+$/, "");
-  return { url: `${url.origin}${path}` };
+  return serverBaseUrl(raw, {
+    noun: "homeserver",
+    variable: "MATRIX_HOMESERVER",
+    example: "https://matrix.example.org",
+    credential: "the access token",
+    stripApiPath: (path) => path.replace(/\/_matrix(\/.*)?$/, ""),
+  });
 }
 
 function credentials(context: PlatformContext): Credentials | { problem: string; hint: string } {

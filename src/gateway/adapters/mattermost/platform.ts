@@ -13,6 +13,7 @@ import {
   platformSetting,
 } from "../../platform-catalog.js";
 import type { PlatformAdapter } from "../../types.js";
+import { serverBaseUrl } from "../server-address.js";
 import { MattermostAdapter } from "./adapter.js";
 import { MattermostHttpError } from "./errors.js";
 import type { MattermostChannelRules } from "./inbound.js";
@@ -23,26 +24,15 @@ interface Credentials {
   token: string;
 }
 
-/** The server's address without a trailing slash (or a pasted `/api/v4`), or why it is unusable. */
+/** The server's address without a trailing slash or a pasted API path, or why it is unusable. */
 export function serverAddress(raw: string): { url: string } | { problem: string } {
-  const trimmed = raw.trim();
-  if (!trimmed) return { problem: "no server address; set MATTERMOST_URL (e.g. https://mm.example.com)" };
-  let url: URL;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    return {
-      problem: `MATTERMOST_URL "${trimmed}" is not a URL; write it with its scheme, e.g. https://mm.example.com`,
-    };
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    return { problem: `MATTERMOST_URL must start with https:// or http://, not ${url.protocol}//` };
-  }
-  if (url.username || url.password) {
-    return { problem: "MATTERMOST_URL must not carry a user name or password; the token authenticates" };
-  }
-  const path = url.pathname.replace(/\/+$/, "").replace(/\/api\/v4$/, "");
-  return { url: `${url.origin}${path}` };
+  return serverBaseUrl(raw, {
+    noun: "server",
+    variable: "MATTERMOST_URL",
+    example: "https://mm.example.com",
+    credential: "the token",
+    stripApiPath: (path) => path.replace(/\/api\/v4$/, ""),
+  });
 }
 
 function credentials(context: PlatformContext): Credentials | { problem: string; hint: string } {
