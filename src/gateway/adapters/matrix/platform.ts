@@ -13,6 +13,7 @@ import {
   platformSetting,
 } from "../../platform-catalog.js";
 import type { PlatformAdapter } from "../../types.js";
+import { envFlag, envList, idSet } from "../env-values.js";
 import { serverBaseUrl } from "../server-address.js";
 import { MatrixAdapter } from "./adapter.js";
 import { MatrixHttpError } from "./errors.js";
@@ -54,31 +55,14 @@ function credentials(context: PlatformContext): Credentials | { problem: string;
   return { homeserver: address.url, token };
 }
 
-function idSet(values: readonly string[]): Set<string> {
-  return new Set(values.map((id) => id.trim()).filter(Boolean));
-}
-
-function envList(value: string | undefined): string[] | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  return value.split(",");
-}
-
-function flag(name: string, value: string | undefined): boolean | undefined {
-  const text = value?.trim().toLowerCase();
-  if (!text) return undefined;
-  if (["1", "true", "yes", "on"].includes(text)) return true;
-  if (["0", "false", "no", "off"].includes(text)) return false;
-  throw new Error(`matrix: ${name}="${value}" is not true or false`);
-}
-
 export function roomRules(context: PlatformContext): MatrixRoomRules {
   const { env } = context;
   const section = context.config.matrix;
   return {
-    requireMention: flag("MATRIX_REQUIRE_MENTION", env.MATRIX_REQUIRE_MENTION) ?? section.require_mention,
+    requireMention: envFlag("matrix", "MATRIX_REQUIRE_MENTION", env.MATRIX_REQUIRE_MENTION) ?? section.require_mention,
     freeResponseRooms: idSet(envList(env.MATRIX_FREE_RESPONSE_ROOMS) ?? section.free_response_rooms),
     allowedRooms: idSet(envList(env.MATRIX_ALLOWED_ROOMS) ?? section.allowed_rooms),
-    replyInThreads: flag("MATRIX_AUTO_THREAD", env.MATRIX_AUTO_THREAD) ?? true,
+    replyInThreads: envFlag("matrix", "MATRIX_AUTO_THREAD", env.MATRIX_AUTO_THREAD) ?? true,
   };
 }
 

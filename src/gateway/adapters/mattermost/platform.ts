@@ -13,6 +13,7 @@ import {
   platformSetting,
 } from "../../platform-catalog.js";
 import type { PlatformAdapter } from "../../types.js";
+import { envFlag, envList, idSet } from "../env-values.js";
 import { serverBaseUrl } from "../server-address.js";
 import { MattermostAdapter } from "./adapter.js";
 import { MattermostHttpError } from "./errors.js";
@@ -49,23 +50,6 @@ function credentials(context: PlatformContext): Credentials | { problem: string;
   return { serverUrl: address.url, token };
 }
 
-function idSet(values: readonly string[]): Set<string> {
-  return new Set(values.map((id) => id.trim()).filter(Boolean));
-}
-
-function envList(value: string | undefined): string[] | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  return value.split(",");
-}
-
-function flag(name: string, value: string | undefined): boolean | undefined {
-  const text = value?.trim().toLowerCase();
-  if (!text) return undefined;
-  if (["1", "true", "yes", "on"].includes(text)) return true;
-  if (["0", "false", "no", "off"].includes(text)) return false;
-  throw new Error(`mattermost: ${name}="${value}" is not true or false`);
-}
-
 export function channelRules(context: PlatformContext): MattermostChannelRules {
   const { env } = context;
   const section = context.config.mattermost;
@@ -74,7 +58,8 @@ export function channelRules(context: PlatformContext): MattermostChannelRules {
     throw new Error(`mattermost: MATTERMOST_REPLY_MODE="${replyMode}" is neither thread nor off`);
   }
   return {
-    requireMention: flag("MATTERMOST_REQUIRE_MENTION", env.MATTERMOST_REQUIRE_MENTION) ?? section.require_mention,
+    requireMention:
+      envFlag("mattermost", "MATTERMOST_REQUIRE_MENTION", env.MATTERMOST_REQUIRE_MENTION) ?? section.require_mention,
     freeResponseChannels: idSet(envList(env.MATTERMOST_FREE_RESPONSE_CHANNELS) ?? section.free_response_channels),
     allowedChannels: idSet(envList(env.MATTERMOST_ALLOWED_CHANNELS) ?? section.allowed_channels),
     replyInThreads: replyMode !== "off",
