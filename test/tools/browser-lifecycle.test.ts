@@ -32,7 +32,10 @@ function alive(pid: number): boolean {
 
 /** Resolves once every request to /hold has closed, or rejects after `ms` (a deadline, not a wait). */
 async function heldRequestsClosed(ms: number): Promise<void> {
-  const pending = [...site.held].map((req) => (req.destroyed ? Promise.resolve() : once(req, "close")));
+  // A held request ends aborted when the browser goes ("aborted" errors, then "close"): wait for the close.
+  const pending = [...site.held].map((req) =>
+    req.destroyed ? Promise.resolve() : new Promise<void>((resolve) => req.once("close", () => resolve())),
+  );
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error("the browser still holds its requests open")), ms);

@@ -200,6 +200,8 @@ export async function startSite(): Promise<Site> {
     if (path === "/hold") {
       held.add(req);
       req.on("close", () => held.delete(req));
+      // Its end is the browser going away: an abort here is expected, not a failure.
+      req.on("error", () => {});
       return;
     }
     const page = table[path];
