@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ConditionWaiters } from "../../helpers/condition-waiters.js";
 import {
   type FakeEvent,
   FakeMatrixState,
@@ -21,8 +22,6 @@ import {
   SERVER_NAME,
 } from "./state.js";
 
-type Waiter = { test: () => boolean; resolve: () => void };
-
 /** How many events of its history a room just joined shows. */
 const JOIN_HISTORY = 10;
 
@@ -33,7 +32,7 @@ export class FakeMatrix {
   /** Long polls held open right now. */
   pendingPolls = 0;
   private readonly server: Server;
-  private waiters: Waiter[] = [];
+  private readonly conditions = new ConditionWaiters("fake Matrix");
   private port = 0;
 
   constructor(token = "fake-matrix-token") {
@@ -108,21 +107,7 @@ export class FakeMatrix {
 
   /** Resolves when `test` holds, checked after every call and event; rejects after `timeoutMs`. */
   waitFor(test: () => boolean, what = "a condition", timeoutMs = 20_000): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`fake Matrix: timed out waiting for ${what}`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        test,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      this.waiters.push(waiter);
-    });
+    return this.conditions.waitFor(test, what, timeoutMs);
   }
 
   /** Resolves with the first recorded call of `route` that `match` accepts. */
@@ -133,9 +118,7 @@ export class FakeMatrix {
   }
 
   notify(): void {
-    const ready = this.waiters.filter((w) => w.test());
-    this.waiters = this.waiters.filter((w) => !ready.includes(w));
-    for (const waiter of ready) waiter.resolve();
+    this.conditions.notify();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

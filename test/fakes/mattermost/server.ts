@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
+import { ConditionWaiters } from "../../helpers/condition-waiters.js";
 import {
   type FakeChannel,
   FakeMattermostState,
@@ -17,8 +18,6 @@ import {
   newId,
   type RecordedCall,
 } from "./state.js";
-
-type Waiter = { test: () => boolean; resolve: () => void };
 
 interface Connection {
   socket: WebSocket;
@@ -40,7 +39,7 @@ export class FakeMattermost {
   mutePongs = false;
   private readonly wss = new WebSocketServer({ noServer: true, autoPong: false });
   private readonly live = new Set<Connection>();
-  private waiters: Waiter[] = [];
+  private readonly conditions = new ConditionWaiters("fake Mattermost");
   private port = 0;
 
   constructor(token = "fake-mattermost-token") {
@@ -105,21 +104,7 @@ export class FakeMattermost {
 
   /** Resolves when `test` holds, checked after every call and event; rejects after `timeoutMs`. */
   waitFor(test: () => boolean, what = "a condition", timeoutMs = 20_000): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`fake Mattermost: timed out waiting for ${what}`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        test,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      this.waiters.push(waiter);
-    });
+    return this.conditions.waitFor(test, what, timeoutMs);
   }
 
   /** Resolves with the first recorded call of `method path` (path with `:id` for ids) that `match` accepts. */
@@ -130,9 +115,7 @@ export class FakeMattermost {
   }
 
   notify(): void {
-    const ready = this.waiters.filter((w) => w.test());
-    this.waiters = this.waiters.filter((w) => !ready.includes(w));
-    for (const waiter of ready) waiter.resolve();
+    this.conditions.notify();
   }
 
   private broadcastPost(event: "posted" | "post_edited", post: FakePost): void {

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
+import { ConditionWaiters } from "../../helpers/condition-waiters.js";
 import { FAKE_BOT, FAKE_TEAM, FakeSlackState, type RecordedCall } from "./web-api.js";
 
 export { FAKE_BOT, FAKE_TEAM } from "./web-api.js";
@@ -36,8 +37,6 @@ interface PendingEnvelope {
   timer?: NodeJS.Timeout;
 }
 
-type Waiter = { test: () => boolean; resolve: () => void };
-
 export class FakeSlack {
   readonly state: FakeSlackState;
   /** Every frame the fake sent, in order (hello, envelopes, disconnects). */
@@ -50,7 +49,7 @@ export class FakeSlack {
   private socket: WebSocket | undefined;
   private readonly pending = new Map<string, PendingEnvelope>();
   private readonly outbox: Envelope[] = [];
-  private waiters: Waiter[] = [];
+  private readonly conditions = new ConditionWaiters("fake Slack");
   private port = 0;
 
   constructor(private readonly options: FakeSlackOptions = {}) {
@@ -146,21 +145,7 @@ export class FakeSlack {
 
   /** Resolves when `test` holds, checked after every call, frame and ack; rejects after `timeoutMs`. */
   waitFor(test: () => boolean, what = "a condition", timeoutMs = 20_000): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`fake Slack: timed out waiting for ${what}`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        test,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      this.waiters.push(waiter);
-    });
+    return this.conditions.waitFor(test, what, timeoutMs);
   }
 
   /** Resolves with the first recorded call of `method` (from index `from`) that `match` accepts. */
@@ -175,9 +160,7 @@ export class FakeSlack {
   }
 
   private notify(): void {
-    const ready = this.waiters.filter((w) => w.test());
-    this.waiters = this.waiters.filter((w) => !ready.includes(w));
-    for (const waiter of ready) waiter.resolve();
+    this.conditions.notify();
   }
 
   private enqueue(type: Envelope["type"], payload: Record<string, unknown>): string {
