@@ -7,12 +7,14 @@ export class KeyedQueue {
 
   constructor(private readonly onError: (error: unknown) => void) {}
 
-  push(key: string, task: () => Promise<void>): void {
+  /** Queues `task` after the key's earlier ones; the promise settles (never rejects) once it ran. */
+  push(key: string, task: () => Promise<void>): Promise<void> {
     const previous = this.tails.get(key) ?? Promise.resolve();
     const next = previous.then(task).catch((error: unknown) => this.onError(error));
     this.tails.set(key, next);
     void next.then(() => {
       if (this.tails.get(key) === next) this.tails.delete(key);
     });
+    return next;
   }
 }

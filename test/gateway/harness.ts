@@ -23,7 +23,8 @@ export interface GatewayHarness {
   runtime: HermesRuntime;
   store: GatewayStore;
   logs: string[];
-  restart(): Promise<void>;
+  /** Stops everything, runs `whileStopped` (what happens while the process is down), starts again. */
+  restart(whileStopped?: () => void | Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,8 +92,9 @@ export async function startGateway(options: GatewayHarnessOptions = {}): Promise
     get store() {
       return current.store;
     },
-    async restart() {
+    async restart(whileStopped) {
       await shut();
+      await whileStopped?.();
       current = await open();
     },
     async close() {

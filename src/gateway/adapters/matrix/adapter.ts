@@ -24,6 +24,7 @@ import { type BotIdentity, judgeMessage, type MatrixEvent, type MatrixRoomRules 
 import { CLIENT_V3, MatrixRest } from "./rest.js";
 import { RoomDirectory } from "./rooms.js";
 import { type JoinedRoomSync, MatrixSync, type SyncResponse } from "./sync.js";
+import { SyncPositionStore } from "./sync-position.js";
 
 export interface MatrixAdapterOptions {
   /** The homeserver's address, e.g. https://matrix.example.org (no trailing slash). */
@@ -51,6 +52,7 @@ export class MatrixAdapter implements PlatformAdapter {
   readonly canEdit = true;
   private readonly rest: MatrixRest;
   private readonly sync: MatrixSync;
+  private readonly positions: SyncPositionStore;
   private readonly rooms = new RoomDirectory();
   private events: AdapterEvents | undefined;
   private bot: BotIdentity = { userId: "", displayName: "" };
@@ -64,6 +66,7 @@ export class MatrixAdapter implements PlatformAdapter {
   constructor(private readonly options: MatrixAdapterOptions) {
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.rest = new MatrixRest({ homeserver: options.homeserver, token: options.token, timeoutMs: requestTimeoutMs });
+    this.positions = new SyncPositionStore(options.home, () => `${options.homeserver} ${this.bot.userId}`, options.log);
     this.sync = new MatrixSync({
       rest: this.rest,
       pollTimeoutMs: options.pollTimeoutMs ?? 30_000,
@@ -71,6 +74,7 @@ export class MatrixAdapter implements PlatformAdapter {
       log: options.log,
       onBatch: (batch, initial) => this.receive(batch, initial),
       onLost: (error) => this.events?.listenerLost(error),
+      resumeFrom: () => this.positions.load(),
     });
   }
 
@@ -83,6 +87,7 @@ export class MatrixAdapter implements PlatformAdapter {
 
   async disconnect(): Promise<void> {
     await this.sync.stop();
+    await this.positions.settled();
     this.events = undefined;
   }
 
@@ -210,14 +215,22 @@ export class MatrixAdapter implements PlatformAdapter {
     for (const [roomId, invite] of Object.entries(batch.rooms?.invite ?? {})) {
       await this.answerInvite(roomId, invite.invite_state?.events ?? []);
     }
+    const stored: Promise<boolean>[] = [];
     for (const [roomId, room] of Object.entries(batch.rooms?.join ?? {})) {
       const isNew = !this.rooms.knows(roomId);
       this.rooms.update(roomId, room);
-      if (!initial) this.receiveTimeline(roomId, room, isNew);
+      if (!initial) stored.push(...this.receiveTimeline(roomId, room, isNew));
+    }
+    if (!initial && batch.next_batch) {
+      this.positions.saveAfter(
+        Promise.all(stored).then((all) => all.every(Boolean)),
+        batch.next_batch,
+      );
     }
   }
 
-  private receiveTimeline(roomId: string, room: JoinedRoomSync, isNew: boolean): void {
+  /** Hands the room's new messages on; one promise per message, true once the core stored it. */
+  private receiveTimeline(roomId: string, room: JoinedRoomSync, isNew: boolean): Promise<boolean>[] {
     let events = room.timeline?.events ?? [];
     if (isNew) {
       // A room just joined arrives with its history up to the join: only what follows is new.
@@ -226,6 +239,7 @@ export class MatrixAdapter implements PlatformAdapter {
       );
       events = events.slice(joined + 1);
     }
+    const stored: Promise<boolean>[] = [];
     for (const event of events) {
       if (event.type === "m.room.encrypted") {
         if (this.rooms.firstEncryptedNotice(roomId)) {
@@ -235,11 +249,14 @@ export class MatrixAdapter implements PlatformAdapter {
         }
         continue;
       }
-      this.receiveMessage(roomId, event);
+      const handed = this.receiveMessage(roomId, event);
+      if (handed) stored.push(handed);
     }
+    return stored;
   }
 
-  private receiveMessage(roomId: string, event: MatrixEvent): void {
+  /** Queues an accepted message for the core; undefined when there is nothing to hand on. */
+  private receiveMessage(roomId: string, event: MatrixEvent): Promise<boolean> | undefined {
     const verdict = judgeMessage(roomId, event, {
       bot: this.bot,
       rules: this.options.rules,
@@ -247,11 +264,12 @@ export class MatrixAdapter implements PlatformAdapter {
       roomName: this.rooms.name(roomId),
       activeThreads: this.activeThreads,
     });
-    if (!verdict.accepted) return;
+    if (!verdict.accepted) return undefined;
     const { message, file } = verdict;
-    if (!this.seen.add(message.messageId)) return;
+    if (!this.seen.add(message.messageId)) return undefined;
     if (verdict.threadKey) this.activeThreads.add(verdict.threadKey);
-    this.roomQueues.push(roomId, async () => {
+    let stored = false;
+    const handled = this.roomQueues.push(roomId, async () => {
       const inbound: InboundMessage = { ...message };
       // A stranger's files are not fetched: the core would not let them in anyway.
       if (file && (await this.admits(inbound))) {
@@ -275,8 +293,9 @@ export class MatrixAdapter implements PlatformAdapter {
       } else if (file) {
         inbound.text = [inbound.text, "[a file, not downloaded]"].filter(Boolean).join("\n");
       }
-      await this.events?.inbound(inbound);
+      stored = (await this.events?.inbound(inbound)) ?? false;
     });
+    return handled.then(() => stored);
   }
 
   private admits(inbound: InboundMessage): Promise<boolean> {
