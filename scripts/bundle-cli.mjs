@@ -24,6 +24,8 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+// tsc's output of the loader, which runs the bundles: how it expects them wrapped.
+const { BUNDLE_WRAPPER } = await import("../dist/cli/bundle-loader.js");
 const CLI_DIR = "dist/cli";
 const ENTRY = `${CLI_DIR}/main.js`;
 const BUNDLE = `${CLI_DIR}/hermes.cjs`;
@@ -113,6 +115,15 @@ const common = {
 function asciiOnly(file) {
   const text = file.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return { path: file.path, contents: Buffer.from(text, "latin1") };
+}
+
+/** The bundle as the function the loader runs, so the loader compiles the file's text as is. */
+function wrapped(file) {
+  const { head, tail } = BUNDLE_WRAPPER;
+  return {
+    path: file.path,
+    contents: Buffer.concat([Buffer.from(head, "latin1"), file.contents, Buffer.from(tail, "latin1")]),
+  };
 }
 
 if (readFileSync(join(ROOT, ENTRY), "utf8").includes(MARKER)) {
@@ -232,8 +243,8 @@ async function buildChunk(outfile, entry, others) {
 
 const program = await buildChunk(BUNDLE, chunkEntry(exposedBy.first, `export * from "./${CLI_DIR}/program.js";`), more);
 const moreProgram = await buildChunk(MORE_BUNDLE, chunkEntry(exposedBy.more, ""), first);
-const bundle = asciiOnly(program.outputFiles[0]);
-const moreBundle = asciiOnly(moreProgram.outputFiles[0]);
+const bundle = wrapped(asciiOnly(program.outputFiles[0]));
+const moreBundle = wrapped(asciiOnly(moreProgram.outputFiles[0]));
 const bundleId = createHash("sha256").update(bundle.contents).update(moreBundle.contents).digest("hex").slice(0, 16);
 
 const entry = await build({

@@ -23,9 +23,16 @@ export interface CliModule {
   runCli(argv: string[]): Promise<number>;
 }
 
-/** The parameters the bundle's code sees as module-scope names (CommonJS plus its own URL). */
-const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname, __hermesBundleUrl) {";
-const WRAPPER_TAIL = "\n})";
+/**
+ * The parameters the bundle's code sees as module-scope names (CommonJS plus its own URL). The
+ * build writes the bundles already wrapped (scripts/bundle-cli.mjs): read as latin1, a file over
+ * 1 MB becomes one external string V8 compiles in place, where wrapping it here would make V8
+ * copy the whole source into its heap (and keep both copies until a full collection).
+ */
+export const BUNDLE_WRAPPER = {
+  head: "(function (exports, require, module, __filename, __dirname, __hermesBundleUrl) {",
+  tail: "\n})",
+} as const;
 
 /**
  * One cache per build, kind of run and V8 version: a cache made by another Node is rejected by
@@ -74,7 +81,9 @@ function runBundle(path: string, url: string, cachePath: string, require: NodeJS
   const cachedData = readCache(cachePath);
   // The build writes the bundle in ASCII (scripts/bundle-cli.mjs), so latin1 reads it as is,
   // without UTF-8 decoding, into the one-byte string V8 scans fastest.
-  const script = new vm.Script(`${WRAPPER_HEAD}${readFileSync(path, "latin1")}${WRAPPER_TAIL}`, {
+  const source = readFileSync(path, "latin1");
+  const { head, tail } = BUNDLE_WRAPPER;
+  const script = new vm.Script(source.startsWith(head) ? source : `${head}${source}${tail}`, {
     filename: path,
     ...(cachedData ? { cachedData } : {}),
   });

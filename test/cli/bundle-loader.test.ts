@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { cachePathFor } from "../../src/cli/bundle-loader.js";
+import { BUNDLE_WRAPPER, cachePathFor } from "../../src/cli/bundle-loader.js";
 
 /** A stand-in bundle: CommonJS that uses what the real one uses (require, its own URL). */
 const BUNDLE = `
@@ -58,6 +58,27 @@ test("the bundle runs with CommonJS names and its own URL, and leaves a code cac
     assert.equal(statSync(cache).mtimeMs, written, "an accepted cache is reused, not rewritten");
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a bundle the build wrapped runs as it is, with a code cache like any other", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-loader-"));
+  try {
+    const bundle = join(dir, "hermes.cjs");
+    writeFileSync(bundle, `${BUNDLE_WRAPPER.head}${BUNDLE}${BUNDLE_WRAPPER.tail}`);
+    assert.deepEqual(runLoader(bundle, "wrapped").args, ["wrapped"]);
+    assert.ok(existsSync(cachePathFor(bundle, "test-id", "chat")), "a code cache was written");
+    assert.deepEqual(runLoader(bundle, "again").args, ["again"], "and it is accepted");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the built bundles are written wrapped, so the loader compiles their text without copying it", () => {
+  for (const file of ["hermes.cjs", "hermes-more.cjs"]) {
+    const text = readFileSync(resolve("dist/cli", file), "latin1");
+    assert.ok(text.startsWith(BUNDLE_WRAPPER.head), `${file} starts with the wrapper`);
+    assert.ok(text.endsWith(BUNDLE_WRAPPER.tail), `${file} ends with it`);
   }
 });
 
