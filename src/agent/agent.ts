@@ -258,6 +258,7 @@ export class Agent {
       messages: (extra) => this.requestMessages(extra),
       compress: async () => this.compression.enabled && (await this.compressWith("overflow", { signal })).compressed,
       onReply: (reply) => this.compression.recordUsage(reply.usage.inputTokens, this.history.length),
+      ...(opts.freshReply ? { freshReply: true } : {}),
     });
     const call = (extra: Message[], withTools = true) => caller.call(extra, withTools);
     const checks = new TurnChecks(this.options.turnChecks, {

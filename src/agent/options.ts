@@ -157,6 +157,11 @@ export interface AgentOptions {
   saveTrajectories?: boolean;
   /** Prompt caching for providers that support it (`prompt_caching.*`): a TTL, or `false` for none. */
   promptCache?: { ttl?: "5m" | "1h" } | false;
+  /**
+   * OpenRouter's response cache (`openrouter.response_cache*`): requests to OpenRouter ask it to
+   * answer an identical request from its cache for this long. Unset: not asked.
+   */
+  responseCache?: { ttlSeconds: number };
   /** Extra fields merged into every request body (e.g. Ollama's `options.num_ctx`). */
   extraBody?: Record<string, unknown>;
   /** `agent.service_tier`: the provider's processing tier, sent with every model request. */

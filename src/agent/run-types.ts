@@ -16,6 +16,8 @@ export interface RunOptions {
   interactive?: boolean;
   /** Answers clarify questions for this run instead of the agent's own callback. */
   clarify?: ToolContext["clarify"];
+  /** Ask for a new reply, never one a provider kept from an identical request (/retry). */
+  freshReply?: boolean;
 }
 
 export interface RunResult {

@@ -3,6 +3,7 @@
  * during a retry is picked up), runs it through the recovery hierarchy, and totals usage.
  */
 import type { CollectedReply } from "../llm/normalize.js";
+import { resolveProvider } from "../llm/providers.js";
 import type { LlmRequest, Message, ToolDefinition, Usage } from "../llm/types.js";
 import { emptyUsage } from "../llm/types.js";
 import { addUsage } from "../llm/usage.js";
@@ -22,6 +23,8 @@ export interface TurnCallerOptions {
   compress: () => Promise<boolean>;
   /** Told of every reply, with the provider's prompt token count. */
   onReply?: (reply: CollectedReply) => void;
+  /** This turn wants a new reply, not a cached one (RunOptions.freshReply). */
+  freshReply?: boolean;
 }
 
 export class TurnCaller {
@@ -67,6 +70,14 @@ export class TurnCaller {
       ...(agent.extraBody ? { extraBody: agent.extraBody } : {}),
       ...(agent.serviceTier ? { serviceTier: agent.serviceTier } : {}),
       ...(agent.promptCache !== undefined ? { promptCache: agent.promptCache } : {}),
+      ...this.responseCacheHeaders(route),
     };
+  }
+
+  /** OpenRouter answers an identical request from its cache when asked to (`openrouter.response_cache`). */
+  private responseCacheHeaders(route: ModelRoute): { headers?: Record<string, string> } {
+    const cache = this.options.agent.responseCache;
+    if (!cache || this.options.freshReply || resolveProvider(route.provider)?.id !== "openrouter") return {};
+    return { headers: { "X-OpenRouter-Cache": "true", "X-OpenRouter-Cache-TTL": String(cache.ttlSeconds) } };
   }
 }

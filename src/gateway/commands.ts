@@ -274,6 +274,7 @@ const COMMANDS: Record<string, GatewayCommand> = {
         extra: [],
         text: removed,
         byCommand: true,
+        freshReply: true,
       });
       return undefined;
     },

@@ -42,6 +42,8 @@ export interface Turn {
   text?: string;
   /** Started by a command (/queue, /retry), whose message was answered as the command. */
   byCommand?: boolean;
+  /** Wants a new reply, not one a provider kept from an identical request (/retry). */
+  freshReply?: boolean;
   /** A slash command that had to wait for the session's lane instead of an agent turn. */
   command?: () => Promise<void>;
   /** Tells apart several turns answering one message (a standing goal's steps), each its own reply. */
@@ -250,7 +252,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     });
     const resume = await continueNote(runner, agent);
     const input = inboundInput(resume + turnText(runner, turn), attachments, transcripts, described);
-    const result = await agent.runConversation(input);
+    const result = await agent.runConversation(input, turn.freshReply ? { freshReply: true } : {});
     interrupted = Boolean(result.interrupted);
     if (watch.timedOut) cutShortBy = "it ran past agent.gateway_timeout";
     else if (result.interrupted && runner.isStopping) cutShortBy = "the gateway restarted";

@@ -199,6 +199,10 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
     },
     saveTrajectories: Boolean(overrides.saveTrajectories) || config.agent.save_trajectories,
     promptCache: config.prompt_caching.enabled ? { ttl: config.prompt_caching.cache_ttl } : false,
+    // A front end's "regenerate" resends the same request and expects a new answer.
+    ...(config.openrouter.response_cache && input.platform !== "api_server"
+      ? { responseCache: { ttlSeconds: config.openrouter.response_cache_ttl } }
+      : {}),
     guardrails: new ToolGuardrails(guardrailsConfigFromYaml(config.tool_loop_guardrails)),
     ...memoryOption(input.home, config, undefined, input.memory),
     compression: {

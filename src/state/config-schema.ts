@@ -571,6 +571,11 @@ export const configSchema = z.object(
     /** The mixture_of_agents tool: presets of reference models and an aggregator (docs/tools.md). */
     moa: moaSection,
     bedrock: bedrockSection,
+    /**
+     * OpenRouter's response cache: requests to OpenRouter ask it to answer an identical request
+     * from its cache for this many seconds (not for /retry, nor for API server requests).
+     */
+    openrouter: section({ response_cache: bool(true), response_cache_ttl: integerBetween(1, 86400, 300) }),
     fallback_providers: z.array(fallbackProvider, { error: () => "a list of {provider, model} mappings" }).default([]),
     /** A pause before each further part of a reply sent in several messages (docs/gateway.md). */
     human_delay: humanDelaySection,

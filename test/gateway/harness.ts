@@ -34,6 +34,8 @@ export interface GatewayHarnessOptions {
   config?: string;
   /** `model.default` (default fake-model). */
   model?: string;
+  /** `model.provider`, still sent to the fake provider (default custom). */
+  modelProvider?: string;
   /** Environment the settings read (allowlists); default: user-1 allowed on the test platform. */
   env?: Record<string, string>;
   runner?: Partial<GatewayRunnerOptions>;
@@ -49,7 +51,7 @@ export async function startGateway(options: GatewayHarnessOptions = {}): Promise
   const home = options.home ?? tempDir("hermes-gateway-");
   writeFileSync(
     join(home, "config.yaml"),
-    `model:\n  default: ${options.model ?? "fake-model"}\n  provider: custom\n  base_url: ${fake.url}/v1\n${options.config ?? ""}`,
+    `model:\n  default: ${options.model ?? "fake-model"}\n  provider: ${options.modelProvider ?? "custom"}\n  base_url: ${fake.url}/v1\n${options.config ?? ""}`,
   );
   const env = options.env ?? { TEST_ALLOWED_USERS: "user-1" };
   const logs: string[] = [];

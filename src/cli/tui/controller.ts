@@ -89,6 +89,8 @@ export class ChatController implements SlashContext {
   private readonly queue: string[] = [];
   /** History the next turn starts from, after /undo or a model switch. */
   private pendingHistory: Message[] | undefined;
+  /** Set by /undo (and so /retry): the next turn asks for a new reply, not a cached one. */
+  private freshNext = false;
   private totals = emptyTotals();
   private systemPromptTokens = 0;
   private closed = false;
@@ -300,9 +302,14 @@ export class ChatController implements SlashContext {
     this.view.turnStarted(this.background.label(text));
     const history = this.pendingHistory;
     this.pendingHistory = undefined;
+    const freshReply = this.freshNext;
+    this.freshNext = false;
     const outcome: TurnOutcome = { text };
     try {
-      outcome.result = await this.current.agent.runConversation(text, history ? { conversationHistory: history } : {});
+      outcome.result = await this.current.agent.runConversation(text, {
+        ...(history ? { conversationHistory: history } : {}),
+        ...(freshReply ? { freshReply } : {}),
+      });
       markTurnCompleted();
       if (outcome.result.error) outcome.error = outcome.result.error;
       this.addUsage(outcome.result);
@@ -370,6 +377,7 @@ export class ChatController implements SlashContext {
     const index = lastUserMessageIndex(messages);
     if (index < 0) return undefined;
     this.pendingHistory = messages.slice(0, index);
+    this.freshNext = true;
     // Saved at once, so a session left right after /undo resumes without the undone exchange.
     const { agent, store } = this.current;
     if (await store.getSession(agent.sessionId)) await store.truncateMessages(agent.sessionId, index);
