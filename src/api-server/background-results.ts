@@ -1,26 +1,26 @@
 /**
  * Background subagents dispatched from an API session: when one finishes, the server runs one
  * more turn of that session with the result (as `hermes chat` and the gateway do), so the
- * session's transcript holds the result and the agent's reaction to it. Nobody is connected to
- * watch that turn: clients see it in the session's messages, or when they next continue it. A
- * turn waits while the session is busy or every run slot is taken, and tries again as soon as
- * a turn ends. Sessions created with `store: false` keep nothing, so their results are dropped.
+ * session's transcript holds the result and the agent's reaction to it. That turn is a run of
+ * the Runs API, started by the server: `GET /v1/runs?session_id=...` lists it (its `trigger`
+ * names the subagent), and its events stream like any run's. A turn waits while the session is
+ * busy or every run slot is taken, and tries again as soon as a turn ends. Sessions created with
+ * `store: false` keep nothing, so their results are dropped.
  */
-import type { Agent } from "../agent/agent.js";
 import { type BackgroundResult, backgroundResultsMessage } from "../agent/delegation.js";
-import { PLATFORM, prepareTurn, type ServerContext } from "./context.js";
+import { PLATFORM, type ServerContext } from "./context.js";
 import { ApiError } from "./errors.js";
-import { runTurn } from "./turn-stream.js";
+import type { RunManager } from "./runs/manager.js";
 
 export class ApiBackgroundResults {
   private readonly waiting: BackgroundResult[] = [];
   private readonly turns = new Set<Promise<void>>();
-  private readonly agents = new Set<Agent>();
   private detach: () => void = () => {};
   private closed = false;
 
   constructor(
     private readonly ctx: ServerContext,
+    private readonly runs: RunManager,
     private readonly log: (message: string) => void,
   ) {}
 
@@ -45,11 +45,10 @@ export class ApiBackgroundResults {
     }
   }
 
-  /** Stops taking results, interrupts the follow-up turns under way and waits for them. */
+  /** Stops taking results and waits for the follow-up runs under way (the server stops them). */
   async close(): Promise<void> {
     this.closed = true;
     this.detach();
-    for (const agent of this.agents) agent.interrupt("the server is shutting down");
     if (this.waiting.length > 0) this.log(`${this.waiting.length} background subagent result(s) were not delivered`);
     await Promise.allSettled([...this.turns]);
   }
@@ -62,17 +61,19 @@ export class ApiBackgroundResults {
         return;
       }
       const namespace = (await this.ctx.store.sessionOwner(sessionId)) ?? "";
-      const turn = await prepareTurn(this.ctx, { namespace, sessionId });
-      this.agents.add(turn.agent);
-      const outcome = await runTurn(this.ctx, namespace, turn, backgroundResultsMessage([result])).finally(() =>
-        this.agents.delete(turn.agent),
-      );
+      const { run, done } = await this.runs.startInternal({
+        namespace,
+        sessionId,
+        input: backgroundResultsMessage([result]),
+        body: { background_result: { delegation_id: result.id, goal: result.goal } },
+      });
+      const ended = await done;
       // Agents of this session cached under another memory scope did not see the turn: they reload.
       const other = `api:${namespace}:${sessionId}:`;
       for (const key of this.ctx.runtime.cachedKeys()) {
         if (key.startsWith(other) && key !== other) this.ctx.runtime.evict(key);
       }
-      this.log(`background subagent ${result.id} reported to session ${sessionId} (${outcome.stopReason})`);
+      this.log(`background subagent ${result.id} reported to session ${sessionId} in ${run.id} (${ended.status})`);
     } catch (error) {
       if (error instanceof ApiError && (error.status === 409 || error.status === 429) && !this.closed) {
         // Taken in the meantime by a client's turn: try again when a turn ends.

@@ -71,7 +71,7 @@ export function paging(c: Context, defaultLimit = 20, maxLimit = 100): { limit: 
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (!Number.isInteger(value) || value < 0)
-      throw new ApiError(400, `${name} must be a whole number`, { param: name });
+      throw new ApiError(400, `${name} must be a whole number, 0 or more`, { param: name });
     return Math.min(value, max);
   };
   return { limit: number("limit", defaultLimit, maxLimit), offset: number("offset", 0, Number.MAX_SAFE_INTEGER) };

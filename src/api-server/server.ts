@@ -46,13 +46,13 @@ export async function startApiServer(options: StartApiServerOptions): Promise<Ap
     import("./runs/manager.js"),
     import("./background-results.js"),
   ]);
-  // Finished background subagents report to their sessions in a turn of their own.
-  const background = new ApiBackgroundResults(ctx, log);
-  ctx.onTurnReleased = () => background.pump();
-  background.start();
   const runs = new RunManager(ctx);
   const interrupted = await runs.recover();
   if (interrupted > 0) log(`${interrupted} run(s) unfinished at the last shutdown are marked interrupted`);
+  // Finished background subagents report to their sessions in a run of their own.
+  const background = new ApiBackgroundResults(ctx, runs, log);
+  ctx.onTurnReleased = () => background.pump();
+  background.start();
   const app = createApp(ctx, runs, { onError: (error) => log(`request failed: ${error.stack ?? error.message}`) });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: settings.host, port: settings.port }, () => resolve(started));

@@ -61,6 +61,14 @@ export interface IdempotencyRecord {
   createdAt: number;
 }
 
+/** Which runs `listRuns` returns: newest first, `limit` of them after skipping `offset`. */
+export interface ListRunsOptions {
+  sessionId?: string;
+  status?: ApiRunStatus;
+  limit: number;
+  offset: number;
+}
+
 export type IdempotencyClaim = { claimed: true } | { claimed: false; existing: IdempotencyRecord };
 
 export interface ApiServerStore {
@@ -75,6 +83,8 @@ export interface ApiServerStore {
   /** Throws when the run does not exist. Sets `updatedAt` to now. */
   updateRun(id: string, patch: ApiRunPatch): Promise<ApiRunRecord>;
   getRun(namespace: string, id: string): Promise<ApiRunRecord | null>;
+  /** The namespace's runs, newest first (by creation; the same millisecond: the later made first where the store knows). */
+  listRuns(namespace: string, options: ListRunsOptions): Promise<ApiRunRecord[]>;
   /**
    * After a restart: every run still `queued` or `running` becomes `interrupted` with `error`.
    * Returns how many.

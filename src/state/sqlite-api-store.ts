@@ -19,6 +19,7 @@ import type {
   ApiServerStore,
   IdempotencyClaim,
   IdempotencyRecord,
+  ListRunsOptions,
   StoredResponse,
 } from "./api-store.js";
 import { SessionStoreError } from "./session-store.js";
@@ -164,6 +165,29 @@ export class SqliteApiServerStore implements ApiServerStore {
       const row = this.selectRun.get(namespace, id) as RunRow | undefined;
       return row ? toRun(row) : null;
     });
+  }
+
+  listRuns(namespace: string, options: ListRunsOptions): Promise<ApiRunRecord[]> {
+    const where = ["namespace = ?"];
+    const params: unknown[] = [namespace];
+    if (options.sessionId !== undefined) {
+      where.push("session_id = ?");
+      params.push(options.sessionId);
+    }
+    if (options.status !== undefined) {
+      where.push("status = ?");
+      params.push(options.status);
+    }
+    return this.conn.read(() =>
+      (
+        this.conn
+          .statement(
+            `SELECT ${RUN_COLUMNS} FROM api_runs WHERE ${where.join(" AND ")}
+             ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+          )
+          .all(...params, options.limit, options.offset) as RunRow[]
+      ).map(toRun),
+    );
   }
 
   interruptUnfinishedRuns(error: string): Promise<number> {

@@ -304,6 +304,9 @@ CREATE TABLE import_marks (
 );
 `;
 
+/** Version 7: the Runs API lists a key's runs newest first. */
+const V7_RUN_LISTING = "CREATE INDEX idx_api_runs_listing ON api_runs(namespace, created_at);";
+
 const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V1),
   migrateToV2,
@@ -311,6 +314,7 @@ const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V4_GATEWAY),
   (db) => db.exec(V5_CRON),
   (db) => db.exec(V6_IMPORTS),
+  (db) => db.exec(V7_RUN_LISTING),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

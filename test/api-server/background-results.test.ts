@@ -57,6 +57,19 @@ test("an API session's background subagent reports in a turn of its own, stored 
     assert.equal(stored[5]?.role, "assistant");
     assert.match(String(stored[5]?.content), /^parent read: .*Yes 12, no 5\./s);
 
+    // That turn is a run the server started: listed under the session, named by its trigger.
+    const listed = await h.request(`/v1/runs?session_id=${first.sessionId}`);
+    const runs = ((await listed.json()) as { data: Array<{ id: string; trigger?: Record<string, unknown> }> }).data;
+    assert.equal(runs.length, 1);
+    assert.deepEqual(runs[0]?.trigger, {
+      type: "background_result",
+      delegation_id: String(stored[4]?.content).match(/bg_\w+/)?.[0],
+      goal: "tally the votes",
+    });
+    const events = await (await h.request(`/v1/runs/${runs[0]!.id}/events`)).text();
+    assert.match(events, /event: message\.delta/);
+    assert.match(events, /event: run\.completed\ndata: \{"output":"parent read: /);
+
     const next = await chat(h, "and now?", first.sessionId);
     assert.equal(next.answer, "answered: and now?");
     const sent = h.fake.requests.at(-1)!.body.messages as ApiMessage[];

@@ -196,6 +196,33 @@ export function apiStoreContract(backend: string, fresh: () => Promise<ApiStoreF
     store.close();
   });
 
+  test(`${backend}: listing runs: newest first, filtered by session and status, paged, never another namespace's`, async () => {
+    const { store } = await fresh();
+    const at = (minutes: number) => 1_700_000_000_000 + minutes * 60_000;
+    await store.createRun(run({ id: "run_old", sessionId: "s1", status: "completed", createdAt: at(1) }));
+    await store.createRun(run({ id: "run_mid", sessionId: "s2", status: "failed", createdAt: at(2) }));
+    await store.createRun(run({ id: "run_new", sessionId: "s1", status: "running", createdAt: at(3) }));
+    await store.createRun(run({ id: "run_b", namespace: "key-b", sessionId: "s1", createdAt: at(4) }));
+    const ids = async (options: Partial<Parameters<ApiServerStore["listRuns"]>[1]>) =>
+      (await store.listRuns("key-a", { limit: 10, offset: 0, ...options })).map((r) => r.id);
+
+    assert.deepEqual(await ids({}), ["run_new", "run_mid", "run_old"]);
+    assert.deepEqual(await ids({ sessionId: "s1" }), ["run_new", "run_old"]);
+    assert.deepEqual(await ids({ status: "failed" }), ["run_mid"]);
+    assert.deepEqual(await ids({ sessionId: "s1", status: "completed" }), ["run_old"]);
+    assert.deepEqual(await ids({ limit: 2 }), ["run_new", "run_mid"]);
+    assert.deepEqual(await ids({ limit: 2, offset: 2 }), ["run_old"]);
+    assert.deepEqual(await ids({ sessionId: "nope" }), []);
+    assert.deepEqual(
+      (await store.listRuns("key-b", { limit: 10, offset: 0 })).map((r) => r.id),
+      ["run_b"],
+      "another key sees only its own",
+    );
+    const [listed] = await store.listRuns("key-a", { limit: 1, offset: 0 });
+    assert.deepEqual(listed, await store.getRun("key-a", "run_new"), "a listed run is the whole record");
+    store.close();
+  });
+
   test(`${backend}: updating a run that does not exist throws an error naming it`, async () => {
     const { store } = await fresh();
     await assert.rejects(store.updateRun("run_missing", { status: "running" }), /run_missing/);

@@ -1,19 +1,30 @@
 /**
  * The Runs API, for long tasks: `POST /v1/runs` starts a run in the background (202), `GET
  * /v1/runs/{id}` reads it, `GET /v1/runs/{id}/events` streams what it does (SSE, resumable with
- * Last-Event-ID), and `stop`, `steer` and `approval` act on it while it works.
+ * Last-Event-ID), and `stop`, `steer` and `approval` act on it while it works. `GET /v1/runs`
+ * lists the key's runs, newest first, including those the server started itself to hand a
+ * finished background subagent's result to its session.
  */
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { ApiRunRecord } from "../../state/api-store.js";
+import type { ApiRunRecord, ApiRunStatus } from "../../state/api-store.js";
 import type { HonoEnv, ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { readJsonObject } from "../http.js";
+import { paging, readJsonObject } from "../http.js";
 import { terminalEvent } from "../runs/events.js";
 import type { ApprovalDecision, RunManager } from "../runs/manager.js";
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const DECISIONS: readonly ApprovalDecision[] = ["approve", "approve_session", "deny"];
+const STATUSES: readonly ApiRunStatus[] = ["queued", "running", "completed", "failed", "cancelled", "interrupted"];
+
+/** What started a run the server began on its own: a background subagent's finished result. */
+function triggerOf(run: ApiRunRecord): Record<string, unknown> | undefined {
+  const input = run.input as { background_result?: { delegation_id?: unknown; goal?: unknown } } | null;
+  const result = input?.background_result;
+  if (!result || typeof result !== "object") return undefined;
+  return { type: "background_result", delegation_id: result.delegation_id, goal: result.goal };
+}
 
 /** The run object every endpoint returns. */
 export function runObject(run: ApiRunRecord): Record<string, unknown> {
@@ -26,6 +37,7 @@ export function runObject(run: ApiRunRecord): Record<string, unknown> {
     ...(run.output !== null ? { output: run.output } : {}),
     ...(run.error !== null ? { error: run.error } : {}),
     ...(run.usage !== null && run.usage !== undefined ? { usage: run.usage } : {}),
+    ...(triggerOf(run) ? { trigger: triggerOf(run) } : {}),
   };
 }
 
@@ -82,6 +94,23 @@ export function registerRuns(app: Hono<HonoEnv>, _ctx: ServerContext, runs: RunM
     });
     if (replayed) c.header("Idempotency-Replayed", "true");
     return c.json(runObject(run), replayed ? 200 : 202);
+  });
+
+  app.get("/v1/runs", async (c) => {
+    const { limit, offset } = paging(c);
+    const sessionId = c.req.query("session_id") || undefined;
+    const status = c.req.query("status") || undefined;
+    if (status !== undefined && !STATUSES.includes(status as ApiRunStatus)) {
+      throw new ApiError(400, `status must be one of ${STATUSES.join(", ")}`, { param: "status" });
+    }
+    // One more than asked for says whether there are more.
+    const found = await runs.list(c.get("namespace"), {
+      ...(sessionId ? { sessionId } : {}),
+      ...(status ? { status: status as ApiRunStatus } : {}),
+      limit: limit + 1,
+      offset,
+    });
+    return c.json({ object: "list", data: found.slice(0, limit).map(runObject), has_more: found.length > limit });
   });
 
   app.get("/v1/runs/:id", async (c) => c.json(runObject(await runs.get(c.get("namespace"), c.req.param("id")))));

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { RunResult } from "../../agent/run-types.js";
-import type { ApiRunRecord } from "../../state/api-store.js";
+import type { ApiRunRecord, ListRunsOptions } from "../../state/api-store.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../tools/registry.js";
 import { prepareTurn, type ServerContext, type Turn } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -117,6 +117,21 @@ export class RunManager {
       // The key's first request never started its run (429, 404): this one starts it under the claimed id.
       return { run: await this.launch(request, claim.existing.runId), replayed: false };
     });
+  }
+
+  list(namespace: string, options: ListRunsOptions): Promise<ApiRunRecord[]> {
+    return this.ctx.store.listRuns(namespace, options);
+  }
+
+  /**
+   * A run the server starts itself (a finished background subagent's result for its session);
+   * `done` resolves with the record once it ended. Throws ApiError 404 (session), 409 (busy), 429.
+   */
+  async startInternal(request: StartRunRequest): Promise<{ run: ApiRunRecord; done: Promise<ApiRunRecord> }> {
+    const run = await this.launch(request, newRunId());
+    const live = this.live.get(run.id);
+    const done = (live?.done ?? Promise.resolve()).then(() => this.get(request.namespace, run.id));
+    return { run, done };
   }
 
   async get(namespace: string, id: string): Promise<ApiRunRecord> {

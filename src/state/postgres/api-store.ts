@@ -21,6 +21,7 @@ import type {
   ApiServerStore,
   IdempotencyClaim,
   IdempotencyRecord,
+  ListRunsOptions,
   StoredResponse,
 } from "../api-store.js";
 import { SessionStoreError } from "../session-store.js";
@@ -158,6 +159,28 @@ export class PgApiServerStore implements ApiServerStore {
         [toPgText(namespace), toPgText(id)],
       );
       return rows[0] ? toRun(rows[0]) : null;
+    });
+  }
+
+  listRuns(namespace: string, options: ListRunsOptions): Promise<ApiRunRecord[]> {
+    const params: unknown[] = [toPgText(namespace)];
+    const where = ["namespace = $1"];
+    if (options.sessionId !== undefined) {
+      params.push(toPgText(options.sessionId));
+      where.push(`session_id = $${params.length}`);
+    }
+    if (options.status !== undefined) {
+      params.push(options.status);
+      where.push(`status = $${params.length}`);
+    }
+    params.push(options.limit, options.offset);
+    return this.guard(async () => {
+      const rows = await this.conn.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM api_runs WHERE ${where.join(" AND ")}
+         ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+        params,
+      );
+      return rows.map(toRun);
     });
   }
 

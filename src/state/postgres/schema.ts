@@ -236,6 +236,9 @@ ALTER TABLE gateway_inbound ADD COLUMN seq BIGSERIAL;
 ALTER TABLE gateway_deliveries ADD COLUMN seq BIGSERIAL;
 `;
 
+/** The Runs API lists a key's runs newest first. */
+const V9_RUN_LISTING = "CREATE INDEX idx_api_runs_listing ON api_runs(namespace, created_at);";
+
 export const PG_MIGRATIONS: readonly string[] = [
   V1_SESSIONS,
   V2_API,
@@ -245,5 +248,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   V6_LEASES,
   V7_API_RESPONSE_ORDER,
   V8_GATEWAY_ORDER,
+  V9_RUN_LISTING,
 ];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
