@@ -108,3 +108,37 @@ test("a result for a session in the middle of a turn waits for that turn to end"
     await h.close();
   }
 });
+
+test("a run that dispatches a background subagent names it in subagent.completed; its result comes in the run that names it back", async () => {
+  const held = new HeldChildren();
+  const h = await apiServerWith(held, "index the archive");
+  try {
+    const started = await h.request("/v1/runs", { method: "POST", body: JSON.stringify({ input: "dispatch" }) });
+    assert.equal(started.status, 202);
+    const parent = (await started.json()) as { id: string; session_id: string };
+    const parentEvents = await (await h.request(`/v1/runs/${parent.id}/events`)).text();
+    const completed = parentEvents
+      .split("\n\n")
+      .find((block) => block.includes("event: subagent.completed"))
+      ?.match(/^data: (.*)$/m)?.[1];
+    const { background } = JSON.parse(completed ?? "{}") as {
+      background?: Array<{ delegation_id: string; goal: string }>;
+    };
+    assert.equal(background?.length, 1);
+    assert.match(background![0]!.delegation_id, /^bg_\w+$/);
+    assert.equal(background![0]!.goal, "index the archive");
+
+    held.release("index the archive", { text: "Archive indexed." });
+    await untilMessages(h, parent.session_id, 6);
+    const listed = await h.request(`/v1/runs?session_id=${parent.session_id}`);
+    const runs = ((await listed.json()) as { data: Array<{ id: string; trigger?: { delegation_id?: string } }> }).data;
+    assert.deepEqual(
+      runs.map((r) => r.trigger?.delegation_id ?? r.id),
+      [background![0]!.delegation_id, parent.id],
+      "the follow-up run, newest first, names the subagent the parent run dispatched",
+    );
+  } finally {
+    held.release("@parent", { text: "unused" });
+    await h.close();
+  }
+});

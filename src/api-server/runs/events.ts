@@ -173,9 +173,35 @@ export function toolEvent(event: AgentEvent): { event: string; data: Record<stri
   }
   if (event.type === "tool_end") {
     const data = { call_id: event.callId, name: event.name, duration_ms: event.durationMs, failed: event.failed };
-    return { event: event.name === DELEGATE_TOOL ? "subagent.completed" : "tool.completed", data };
+    if (event.name !== DELEGATE_TOOL) return { event: "tool.completed", data };
+    const background = backgroundDispatches(event.result);
+    return { event: "subagent.completed", data: background.length ? { ...data, background } : data };
   }
   return undefined;
+}
+
+/**
+ * The subagents a `delegate_task` call started in the background, from its answer: each one's
+ * result later arrives in a run of its own whose `trigger.delegation_id` names it.
+ */
+function backgroundDispatches(result: string): Array<{ delegation_id: string; goal: string }> {
+  if (!result.startsWith("{")) return [];
+  let answer: { delegation_id?: unknown; goal?: unknown; status?: unknown; delegations?: unknown };
+  try {
+    answer = JSON.parse(result);
+  } catch {
+    return [];
+  }
+  const entries = Array.isArray(answer.delegations) ? answer.delegations : [answer];
+  return entries
+    .filter(
+      (entry): entry is { delegation_id: string; goal: string } =>
+        entry !== null &&
+        typeof entry === "object" &&
+        (entry as { status?: unknown }).status === "dispatched" &&
+        typeof (entry as { delegation_id?: unknown }).delegation_id === "string",
+    )
+    .map((entry) => ({ delegation_id: entry.delegation_id, goal: String(entry.goal ?? "") }));
 }
 
 /** The terminal event of a finished run, from its record; undefined while it is unfinished. */
