@@ -42,6 +42,27 @@ test("a message sent while the gateway was stopped is answered after the restart
   }
 });
 
+test("the position is saved at the first sync, so a restart before any long poll ends misses nothing", async () => {
+  const { gw, mx, world, close } = await startMatrixGateway({ provider: echo, adapter: { pollTimeoutMs: 60_000 } });
+  try {
+    const before = mx.state.stream.length;
+    await until(() => {
+      try {
+        return savedPosition(gw.home).nextBatch === String(before);
+      } catch {
+        return false;
+      }
+    }, "the first sync's position saved while the first long poll waits");
+    await gw.restart(() => {
+      dm(mx, world, "sent while stopped");
+    });
+    await mx.waitFor(() => finished(mx, world.dm).length === 1, "the answer after the restart");
+    assert.equal(bodyOf(finished(mx, world.dm)[0]!), "heard sent while stopped");
+  } finally {
+    await close();
+  }
+});
+
 test("a saved position the homeserver refuses is logged and dropped; the bot goes on from now", async () => {
   const { gw, mx, world, adapterLogs, close } = await startMatrixGateway({
     provider: echo,

@@ -226,6 +226,10 @@ export class MatrixAdapter implements PlatformAdapter {
         Promise.all(stored).then((all) => all.every(Boolean)),
         batch.next_batch,
       );
+    } else if (initial && batch.next_batch && this.positions.load() === undefined) {
+      // What the first sync returns is history, never answered: a restart before the first long
+      // poll ends must still read on from here.
+      this.positions.saveAfter(Promise.resolve(true), batch.next_batch);
     }
   }
 
