@@ -10,6 +10,7 @@ import { hostOf } from "./http-client.js";
 import { errorCode } from "./watchdog.js";
 
 export type FailureCause =
+  | "credentials"
   | "invalid_url"
   | "dns"
   | "refused"
@@ -26,6 +27,8 @@ export interface FailureDiagnosis {
   retryable: boolean;
 }
 
+/** An LlmError code for credentials a transport found missing or refused before any request. */
+export const CREDENTIALS_CODE = "PROVIDER_CREDENTIALS";
 const DNS_CODES = new Set(["ENOTFOUND", "EAI_NONAME", "EAI_NODATA"]);
 const URL_CODES = new Set(["ERR_INVALID_URL", "ERR_INVALID_PROTOCOL"]);
 
@@ -43,6 +46,8 @@ function genericNotFound(error: LlmError): boolean {
 export function diagnoseFailure(error: unknown): FailureDiagnosis | undefined {
   if (!(error instanceof LlmError)) return undefined;
   const code = error.code ?? errorCode(error.cause);
+  // A transport that signs requests itself (Vertex AI) says exactly what is missing or refused.
+  if (code === CREDENTIALS_CODE) return { cause: "credentials", words: error.message, retryable: false };
   const host = error.url ? hostOf(error.url) : "the endpoint";
   if (error.kind === "network" && code && URL_CODES.has(code)) {
     return {

@@ -101,6 +101,15 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     baseUrlEnvVar: "GEMINI_BASE_URL",
   },
   {
+    id: "vertex",
+    label: "Google Vertex AI",
+    aliases: ["vertex-ai", "google-vertex", "gcp-vertex"],
+    apiMode: "chat_completions",
+    // No key: OAuth2 tokens from Google credentials (llm/vertex/credentials.ts).
+    keyEnvVars: [],
+    baseUrlEnvVar: "VERTEX_BASE_URL",
+  },
+  {
     id: "bedrock",
     label: "AWS Bedrock",
     aliases: ["aws", "aws-bedrock", "amazon-bedrock"],
@@ -331,6 +340,9 @@ export async function createTransport(options: CreateTransportOptions): Promise<
     timeouts: options.timeouts,
     env: options.env,
   };
+  if (spec?.id === "vertex") {
+    return (await import("./vertex/transport.js")).createVertexTransport(transportOptions);
+  }
   switch (apiMode) {
     case "anthropic_messages":
       return (await import("./transports/anthropic-messages.js")).createAnthropicMessagesTransport(transportOptions);

@@ -9,8 +9,8 @@ import { baseUrlProblem, isLoopbackUrl } from "../util/base-url.js";
 import { nearestNames } from "../util/edit-distance.js";
 import { UsageError } from "./errors.js";
 
-/** Providers that are usable without a key: local servers, and AWS's own credential chain. */
-const KEYLESS_PROVIDERS = new Set(["custom", "lmstudio", "bedrock"]);
+/** Providers that are usable without a key: local servers, and AWS's and Google's own credential chains. */
+const KEYLESS_PROVIDERS = new Set(["custom", "lmstudio", "bedrock", "vertex"]);
 
 /** Throws a usage error naming `source` (a flag, config key or variable) when `value` is not a URL. */
 export function checkBaseUrl(value: string, source: string): string {

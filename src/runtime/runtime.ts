@@ -17,6 +17,7 @@ import { BackgroundDelegations, delegationDepsFrom, registerDelegateTool } from 
 import type { AgentListener } from "../agent/events.js";
 import { setBedrockDefaults } from "../llm/bedrock-defaults.js";
 import type { CredentialPool } from "../llm/credential-pool.js";
+import { setVertexDefaults } from "../llm/vertex/defaults.js";
 import { AuthStoreError } from "../state/auth-store.js";
 import { loadConfigAsync } from "../state/config-load.js";
 import type { HermesConfig } from "../state/config-schema.js";
@@ -229,6 +230,10 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
   const { config, warnings } = await loadConfigAsync({ home });
   applyTimeZone(config.timezone);
   setBedrockDefaults(bedrockDefaultsFrom(config.bedrock));
+  setVertexDefaults({
+    ...(config.vertex.project_id.trim() ? { projectId: config.vertex.project_id.trim() } : {}),
+    ...(config.vertex.region.trim() ? { region: config.vertex.region.trim() } : {}),
+  });
   if (config.network.force_ipv4) (await import("./network.js")).preferIpv4();
   startLogging(home, config, options.logMirror);
   if (config.secrets.bitwarden.enabled) {

@@ -571,6 +571,8 @@ export const configSchema = z.object(
     /** The mixture_of_agents tool: presets of reference models and an aggregator (docs/tools.md). */
     moa: moaSection,
     bedrock: bedrockSection,
+    /** Google Vertex AI (provider `vertex`): the project and region (VERTEX_PROJECT_ID / VERTEX_REGION win). */
+    vertex: section({ project_id: text(""), region: text("global") }),
     /**
      * OpenRouter's response cache: requests to OpenRouter ask it to answer an identical request
      * from its cache for this many seconds (not for /retry, nor for API server requests).

@@ -48,6 +48,9 @@ export const TOKEN_SHAPES: readonly TokenShape[] = [
   { keywords: ["age1"], pattern: /age1[02-9ac-hj-np-zAC-HJ-NP-Z]{58}(?![A-Za-z0-9_-])/g },
   // Google API keys.
   { keywords: ["AIza"], pattern: /AIza[0-9A-Za-z_-]{30,}/g },
+  // Google OAuth access tokens (Vertex AI, ...) and refresh tokens.
+  { keywords: ["ya29."], pattern: /ya29\.[0-9A-Za-z_-]{20,}/g },
+  { keywords: ["1//"], pattern: /1\/\/[0-9A-Za-z_-]{30,}/g },
   // Hugging Face, Replicate, npm, PyPI, DigitalOcean, Groq, Perplexity, fal, Notion, Tavily,
   // Firecrawl, Exa, Matrix, SendGrid.
   { keywords: ["hf_"], pattern: /hf_[A-Za-z0-9]{10,}/g },

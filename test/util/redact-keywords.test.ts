@@ -24,6 +24,8 @@ const EXAMPLES = [
   `AGE-SECRET-KEY-1${BECH32}`,
   `age1${BECH32.toLowerCase()}`,
   `AIza${TAIL}`,
+  `ya29.${TAIL}`,
+  `1//${TAIL}`,
   `hf_${TAIL}`,
   `r8_${TAIL}`,
   `npm_${TAIL}`,

@@ -42,6 +42,13 @@ test("masks common provider key shapes", () => {
   assertMasked("xoxp-1234567890-abcdefghijklmnop", "abcdefghijklmnop");
   assertMasked("aws AKIAIOSFODNN7EXAMPLE here", "IOSFODNN7EXAMPLE", "AKIAIO");
   assertMasked("google AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", "A1b2C3d4E5f6G7h8");
+  assertMasked("access ya29.a0AfH6SMBx1b2C3d4E5f6G7h8I9j0K1l2", "a0AfH6SMBx1b2C3d4E5f6");
+  assertMasked('"refresh_token": "1//0gA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"', "A1b2C3d4E5f6G7h8I9j0");
+});
+
+test("a port followed by a double slash in a URL is not taken for a Google refresh token", () => {
+  const url = "http://localhost:8081//abcdefghijklmnopqrstuvwxyz0123456789";
+  assert.equal(redactSecrets(url), url);
 });
 
 test("masks JWTs and bearer tokens", () => {

@@ -119,6 +119,10 @@ async function providerChecks(config: HermesConfig, options: DoctorOptions): Pro
     });
   }
 
+  if (spec.id === "vertex") {
+    results.push(...(await (await import("./doctor-vertex.js")).vertexChecks(options.env, options.timeoutMs)));
+    return results;
+  }
   const key = apiKeyFromEnv(spec, options.env);
   const keyless = spec.id === "custom" || spec.id === "lmstudio" || spec.id === "bedrock";
   if (key)
