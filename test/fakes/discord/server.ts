@@ -42,6 +42,8 @@ export interface UserMessage {
   replyPing?: boolean;
   /** Role ids the message mentions (`<@&id>` is added to the content). */
   mentionRoles?: string[];
+  /** Other users the message mentions (`<@id>` is added to the content). */
+  mentionUsers?: FakeUser[];
 }
 
 /** A message already in a channel (posted before the bot connected, or not sent over the gateway). */
@@ -173,8 +175,9 @@ export class FakeDiscord {
     const channel = message.channel === "dm" ? this.dmChannel(message.user) : this.channels.get(message.channel);
     if (!channel) throw new Error(`no channel ${message.channel}`);
     const roleMentions = (message.mentionRoles ?? []).map((id) => `<@&${id}> `).join("");
-    const content = `${message.mention ? `<@${this.bot.id}> ` : ""}${roleMentions}${message.content}`;
-    const mentions = message.mention ? [this.bot] : [];
+    const userMentions = (message.mentionUsers ?? []).map((user) => `<@${user.id}> `).join("");
+    const content = `${message.mention ? `<@${this.bot.id}> ` : ""}${roleMentions}${userMentions}${message.content}`;
+    const mentions = [...(message.mention ? [this.bot] : []), ...(message.mentionUsers ?? [])];
     const replied = message.replyTo ? this.messages.get(message.replyTo) : undefined;
     if (replied && message.replyPing !== false && !mentions.some((user) => user.id === replied.author.id)) {
       mentions.push(replied.author);

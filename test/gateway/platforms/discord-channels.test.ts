@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createAdapter } from "../../../src/gateway/adapters/discord/platform.js";
+import { loadConfig } from "../../../src/state/config.js";
 import { startDiscordGateway } from "../../fakes/discord/harness.js";
+import type { FakeUser } from "../../fakes/discord/server.js";
 import { snowflake } from "../../fakes/discord/state.js";
+import { tempDir } from "../../state/temp-dir.js";
 import { modelRequests, userTexts } from "../harness.js";
 
 const NO_AUTO_THREAD = "discord:\n  auto_thread: false\n";
@@ -43,6 +47,73 @@ test("a free-response channel needs no mention; allowed_channels keeps the bot o
   } finally {
     await d.close();
   }
+});
+
+test("where no mention is needed, a message to someone else is left to them; DISCORD_* variables win over config.yaml", async () => {
+  const bob: FakeUser = { id: snowflake(), username: "bob" };
+  const d = await startDiscordGateway({
+    // config.yaml asks for mentions everywhere; the environment turns that off.
+    config: "discord:\n  auto_thread: false\n  require_mention: true\n",
+    env: { DISCORD_REQUIRE_MENTION: "false" },
+    provider: { fallback: (req) => ({ text: `echo: ${userTexts(req).at(-1)}` }) },
+  });
+  try {
+    d.fake.userSays({
+      channel: d.fake.textChannel.id,
+      user: d.alice,
+      content: "can you look at this?",
+      mentionUsers: [bob],
+    });
+    d.fake.userSays({
+      channel: d.fake.textChannel.id,
+      user: d.alice,
+      content: "and you, bot?",
+      mentionUsers: [bob],
+      mention: true,
+    });
+    // Messages are judged in order: once the second is answered, the first was passed over.
+    await d.fake.waitForBotText(/and you, bot\?$/, d.fake.textChannel.id);
+    d.fake.userSays({ channel: d.fake.textChannel.id, user: d.alice, content: "anyone at all" });
+    await d.fake.waitForBotText(/echo: anyone at all$/, d.fake.textChannel.id);
+    const asked = modelRequests(d.gw.fake).map((r) => userTexts(r).at(-1) ?? "");
+    assert.equal(asked.length, 2, "the message to bob alone started no turn");
+    assert.match(asked[0]!, /and you, bot\?$/, "a message that also mentions the bot is answered");
+    assert.match(
+      asked[0]!,
+      /<earlier_chat>\n\[alice\] @bob can you look at this\?\n<\/earlier_chat>/,
+      "the other one is only context",
+    );
+    assert.equal(asked[1], "anyone at all", "DISCORD_REQUIRE_MENTION=false beat require_mention: true");
+  } finally {
+    await d.close();
+  }
+});
+
+test("DISCORD_IGNORE_NO_MENTION=false answers those too; a bad DISCORD_* flag stops the platform with its name", async () => {
+  const bob: FakeUser = { id: snowflake(), username: "bob" };
+  const d = await startDiscordGateway({
+    config: (fake) => `discord:\n  auto_thread: false\n  free_response_channels: "${fake.textChannel.id}"\n`,
+    env: { DISCORD_IGNORE_NO_MENTION: "false" },
+    provider: { fallback: (req) => ({ text: `echo: ${userTexts(req).at(-1)}` }) },
+  });
+  try {
+    d.fake.userSays({ channel: d.fake.textChannel.id, user: d.alice, content: "bob, see this", mentionUsers: [bob] });
+    await d.fake.waitForBotText(/echo: .*bob, see this/, d.fake.textChannel.id);
+  } finally {
+    await d.close();
+  }
+  const home = tempDir("hermes-discord-flag-");
+  const { config } = loadConfig({ home });
+  assert.throws(
+    () =>
+      createAdapter({
+        config,
+        env: { DISCORD_BOT_TOKEN: "t", DISCORD_REQUIRE_MENTION: "sometimes" },
+        home,
+        log: () => {},
+      }),
+    /DISCORD_REQUIRE_MENTION="sometimes" is not true or false/,
+  );
 });
 
 test("with auto_thread a mention opens a thread and the conversation continues there", async () => {

@@ -323,7 +323,8 @@ export class DiscordAdapter implements PlatformAdapter {
     const addressed = addressesBot({ content: message.content, fromBot, mentionsBot }, botId, this.options.rules);
     if (fromBot && !this.access.letsBotIn(addressed)) return;
     let place = placeOf(channelFacts(message.channelId, message.guildId, message.channel));
-    const verdict = judge(place, message.content, addressed, botId, this.options.rules);
+    const mentionsOthers = message.mentions.users.some((user) => user.id !== botId) || message.mentions.roles.size > 0;
+    const verdict = judge(place, message.content, addressed, botId, this.options.rules, mentionsOthers);
     if (!verdict.answer) return;
     const chatName = chatNameOf(message.channel);
     const sender = {

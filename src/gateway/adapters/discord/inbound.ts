@@ -6,13 +6,16 @@
  *
  * In guilds the bot answers only where `allowed_channels` lets it (empty: everywhere), and only
  * when mentioned unless the channel is a free-response one (`require_mention`), or, in threads,
- * unless `thread_require_mention` is off. The mention itself is removed from the text. Other
+ * unless `thread_require_mention` is off. Where no mention is needed, a message that mentions
+ * someone else and not the bot is left to them (DISCORD_IGNORE_NO_MENTION, on by default). The
+ * DISCORD_* variables of these settings win over config.yaml. The mention itself is removed from the text. Other
  * bots' messages get this far only as DISCORD_ALLOW_BOTS says (see access.ts), and with
  * `bots_require_inline_mention` only an inline mention counts as a bot mentioning this one.
  */
 import type { Channel } from "discord.js";
 import type { HermesConfig } from "../../../state/config-schema.js";
 import type { ChatType } from "../../types.js";
+import { envFlag, envList, idSet } from "../env-values.js";
 
 export interface DiscordRules {
   requireMention: boolean;
@@ -26,16 +29,20 @@ export interface DiscordRules {
   historyBackfill: boolean;
   historyBackfillLimit: number;
   botsRequireInlineMention: boolean;
+  /** A message that mentions others and not the bot is not answered, even where no mention is needed. */
+  ignoreNoMention: boolean;
 }
 
-export function rulesFrom(config: HermesConfig): DiscordRules {
+export function rulesFrom(config: HermesConfig, env: Record<string, string | undefined> = {}): DiscordRules {
   const section = config.discord;
+  const flag = (name: string) => envFlag("discord", name, env[name]);
   return {
-    requireMention: section.require_mention,
-    freeResponseChannels: new Set(section.free_response_channels),
-    allowedChannels: new Set(section.allowed_channels),
-    autoThread: section.auto_thread,
-    threadRequireMention: section.thread_require_mention,
+    requireMention: flag("DISCORD_REQUIRE_MENTION") ?? section.require_mention,
+    freeResponseChannels: idSet(envList(env.DISCORD_FREE_RESPONSE_CHANNELS) ?? section.free_response_channels),
+    allowedChannels: idSet(envList(env.DISCORD_ALLOWED_CHANNELS) ?? section.allowed_channels),
+    autoThread: flag("DISCORD_AUTO_THREAD") ?? section.auto_thread,
+    threadRequireMention: flag("DISCORD_THREAD_REQUIRE_MENTION") ?? section.thread_require_mention,
+    ignoreNoMention: flag("DISCORD_IGNORE_NO_MENTION") ?? true,
     reactions: section.reactions,
     allowAnyAttachment: section.allow_any_attachment,
     maxAttachmentBytes: section.max_attachment_bytes,
@@ -100,12 +107,17 @@ export function judge(
   mentioned: boolean,
   botId: string,
   rules: DiscordRules,
+  /** The message mentions other users or roles (a reply that pings its author counts). */
+  mentionsOthers = false,
 ): Verdict {
   const text = stripMention(content, botId);
   if (place.chatType === "dm") return { answer: true, text, startThread: false };
   const channelIds = [place.chatId, place.threadId].filter((id): id is string => Boolean(id));
   if (rules.allowedChannels.size > 0 && !channelIds.some((id) => rules.allowedChannels.has(id))) {
     return { answer: false, why: "channel not in discord.allowed_channels" };
+  }
+  if (!mentioned && mentionsOthers && rules.ignoreNoMention) {
+    return { answer: false, why: "addressed to someone else (DISCORD_IGNORE_NO_MENTION)" };
   }
   const free = channelIds.some((id) => rules.freeResponseChannels.has(id));
   const needsMention =

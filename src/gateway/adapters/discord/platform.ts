@@ -35,7 +35,7 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     token: token(context),
     ...(root ? { apiRoot: root } : {}),
     home: context.home,
-    rules: rulesFrom(context.config),
+    rules: rulesFrom(context.config, context.env),
     access: accessFrom(context.env, context.config),
     sessionKeys: {
       groupSessionsPerUser: context.config.group_sessions_per_user,
