@@ -17,6 +17,8 @@ const MIN_PREVIEW_CHARS = 24;
 export interface ReplyStreamOptions {
   adapter: PlatformAdapter;
   address: ChatAddress;
+  /** The message the preview quotes, as the reply's first part would (`reply_to_mode`). */
+  replyTo?: string;
   streaming: boolean;
   editIntervalMs: number;
   /** Characters before the first preview (default 24). */
@@ -125,7 +127,8 @@ export class ReplyStream {
       if (!adapter.canEdit || !adapter.edit) return;
       if (this.previewId) await adapter.edit(address, this.previewId, text, true);
       else {
-        this.previewId = (await adapter.send({ ...address, text, preview: true })).messageId ?? undefined;
+        const quoted = this.options.replyTo ? { replyTo: this.options.replyTo } : {};
+        this.previewId = (await adapter.send({ ...address, ...quoted, text, preview: true })).messageId ?? undefined;
         this.previewSince = this.now();
       }
     });

@@ -34,6 +34,17 @@ export interface PlatformDisplay {
   transport: StreamTransport;
 }
 
+export interface PlatformDelivery {
+  /** Which parts of a reply quote the message they answer: none, the first, or every part. */
+  replyToMode: "off" | "first" | "all";
+  /** Show typing while the agent works. */
+  typingIndicator: boolean;
+  /** Tell a chat whose turn a restart cut short that it was stopped. */
+  restartNotification: boolean;
+}
+
+const REPLY_TO_MODES = ["off", "first", "all"] as const;
+
 /** The pause before each further part of a reply, drawn between these (`human_delay`). */
 export interface HumanDelay {
   minMs: number;
@@ -59,6 +70,8 @@ export interface GatewaySettings {
   allowedUsers: Set<string>;
   access(platform: string): PlatformAccess;
   display(platform: string): PlatformDisplay;
+  /** How replies go out on a platform (`platforms.<name>.*`, its `<PLATFORM>_REPLY_TO_MODE`). */
+  delivery(platform: string): PlatformDelivery;
   /** The toolsets agents on this platform get. */
   toolsets(platform: string): string[];
   /** null: the parts of a reply follow each other at once. */
@@ -136,6 +149,18 @@ export function resolveGatewaySettings(config: HermesConfig, env: Env = process.
         freshFinalAfterMs: Math.round(config.streaming.fresh_final_after_seconds * 1000),
         cursor: config.streaming.cursor,
         transport: transport === "off" ? "edit" : transport,
+      };
+    },
+    delivery(platform) {
+      const own = platformConfig(config, platform);
+      const prefix = platform.toUpperCase().replaceAll(/[^A-Z0-9]/g, "_");
+      // Mattermost's variable has always been MATTERMOST_REPLY_MODE.
+      const fromEnv = (env[`${prefix}_REPLY_TO_MODE`] ?? env[`${prefix}_REPLY_MODE`])?.trim().toLowerCase();
+      const replyToMode = REPLY_TO_MODES.find((mode) => mode === fromEnv) ?? own?.reply_to_mode ?? "first";
+      return {
+        replyToMode,
+        typingIndicator: own?.typing_indicator ?? true,
+        restartNotification: own?.gateway_restart_notification ?? true,
       };
     },
     humanDelay: humanDelay(config.human_delay),

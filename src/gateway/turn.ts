@@ -215,6 +215,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
   const stream = new ReplyStream({
     adapter: targetAdapter,
     address,
+    ...(quotesPart(runner, message, target, 0) ? { replyTo: message.messageId } : {}),
     streaming: watched && display.streaming,
     editIntervalMs: display.editIntervalMs,
     previewAfterChars: display.previewAfterChars,
@@ -225,8 +226,12 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     log: (line) => runner.log(line),
   });
   const unsubscribe = agent.on(stream.listener);
-  const typing = setInterval(() => void adapter.typing?.(address).catch(() => undefined), TYPING_EVERY_MS);
-  void adapter.typing?.(address).catch(() => undefined);
+  const delivery = runner.settings.delivery(message.platform);
+  const showTyping = () => {
+    if (delivery.typingIndicator) void adapter.typing?.(address).catch(() => undefined);
+  };
+  const typing = setInterval(showTyping, TYPING_EVERY_MS);
+  showTyping();
   let reply: string;
   const agentSettings = runner.runtime.config.agent;
   // Nobody watches a delivered or signed run: it keeps its limit, without notes along the way.
@@ -258,7 +263,7 @@ export async function runTurn(runner: GatewayRunner, turn: Turn): Promise<void> 
     else if (result.interrupted && runner.isStopping) cutShortBy = "the gateway restarted";
     if (watch.timedOut) reply = [result.finalResponse, timedOutNote(limits)].filter(Boolean).join("\n\n");
     else if (result.error) reply = `⚠ ${result.error}`;
-    else if (result.interrupted && runner.isStopping) reply = SHUTDOWN_NOTE;
+    else if (result.interrupted && runner.isStopping) reply = delivery.restartNotification ? SHUTDOWN_NOTE : "";
     else if (result.interrupted && !result.finalResponse) reply = "";
     else {
       reply = result.finalResponse;
@@ -354,7 +359,6 @@ async function sendReply(
   const formatted = adapter?.formatMarkdown ? adapter.formatMarkdown(text) : text;
   // A reply the platform takes whole in a richer form of its own goes as the markdown itself.
   const parts = adapter?.sendsWhole?.(text) ? [text] : splitMessage(formatted, adapter?.maxMessageLength ?? 4096);
-  const ownChat = target.platform === message.platform && target.chatId === message.chatId;
   // The answer's parts are named after the message they answer: if this turn runs again (its
   // replica died after recording them), the ledger already has them and nothing is sent twice.
   const answering = createHash("sha256")
@@ -365,7 +369,7 @@ async function sendReply(
     if (index > 0) await pauseLikeAPerson(runner, adapter, target);
     await runner.deliveries.deliver({
       ...target,
-      replyTo: index === 0 && ownChat && !isBackgroundResultMessage(message) ? message.messageId : null,
+      replyTo: quotesPart(runner, message, target, index) ? message.messageId : null,
       sessionKey,
       text: part,
       editMessageId: index === 0 ? previewId : undefined,
@@ -376,6 +380,19 @@ async function sendReply(
     });
   }
   await sendFiles(runner, turn, files);
+}
+
+/** Whether part `index` of a reply quotes the message it answers (`reply_to_mode`; only in that chat). */
+function quotesPart(
+  runner: GatewayRunner,
+  message: InboundMessage,
+  target: { platform: string; chatId: string },
+  index: number,
+): boolean {
+  if (target.platform !== message.platform || target.chatId !== message.chatId) return false;
+  if (isBackgroundResultMessage(message)) return false;
+  const mode = runner.settings.delivery(target.platform).replyToMode;
+  return mode === "all" || (mode === "first" && index === 0);
 }
 
 /**
@@ -389,9 +406,10 @@ async function pauseLikeAPerson(
 ): Promise<void> {
   const range = runner.settings.humanDelay;
   if (!range || runner.isStopping) return;
+  const showsTyping = !adapter || runner.settings.delivery(adapter.platform).typingIndicator;
   const ms = range.minMs + Math.floor(Math.random() * (range.maxMs - range.minMs + 1));
   if (ms <= 0) return;
-  void adapter?.typing?.({ chatId: target.chatId, threadId: target.threadId }).catch(() => undefined);
+  if (showsTyping) void adapter?.typing?.({ chatId: target.chatId, threadId: target.threadId }).catch(() => undefined);
   await delay(ms, undefined, { signal: runner.stopSignal }).catch(() => undefined);
 }
 
