@@ -111,6 +111,70 @@ test("probe: auth.test names the bot and the team; a rejected token or a malform
   }
 });
 
+test("SLACK_REQUIRE_MENTION, SLACK_FREE_RESPONSE_CHANNELS and SLACK_ALLOWED_CHANNELS win over config.yaml", async () => {
+  const slack = await startFakeSlack();
+  const config = configSchema.parse({ slack: { require_mention: true, allowed_channels: [CHANNEL] } });
+  const overrides = { SLACK_ALLOWED_CHANNELS: "C0OTHER001", SLACK_REQUIRE_MENTION: "false" };
+  const adapter = createAdapter({
+    config,
+    env: { ...env(slack), ...overrides },
+    home: tempDir("hermes-slack-"),
+    log: () => undefined,
+  });
+  const heard: InboundMessage[] = [];
+  try {
+    await adapter.connect({ inbound: async (message) => heard.push(message) > 0, listenerLost: () => undefined });
+    const keptOut = slack.sendEvent({
+      type: "message",
+      channel_type: "channel",
+      channel: CHANNEL,
+      user: ALICE,
+      text: "kept out",
+      ts: "1700000300.000001",
+    });
+    slack.sendEvent({
+      type: "message",
+      channel_type: "channel",
+      channel: "C0OTHER001",
+      user: ALICE,
+      text: "no mention, let in",
+      ts: "1700000300.000002",
+    });
+    const last = slack.sendEvent({
+      type: "message",
+      channel: DM,
+      channel_type: "im",
+      user: ALICE,
+      text: "end",
+      ts: "1700000300.000003",
+    });
+    await slack.waitFor(() => slack.acked(last) && slack.acked(keptOut), "the acks");
+    await until(
+      () => heard.some((m) => m.text === "no mention, let in") && heard.some((m) => m.text === "end"),
+      "the messages that pass",
+    );
+    assert.ok(!heard.some((m) => m.text === "kept out"), "config.yaml's allowed_channels was replaced by the variable");
+    // A message let in starts its channel's name lookup at once, before a later channel's ends.
+    assert.ok(
+      !slack.calls.some((call) => call.method === "conversations.info" && call.params.channel === CHANNEL),
+      "nothing was done for the message kept out",
+    );
+  } finally {
+    await adapter.disconnect();
+    await slack.close();
+  }
+  assert.throws(
+    () =>
+      createAdapter({
+        config,
+        env: { ...env(slack), SLACK_REQUIRE_MENTION: "perhaps" },
+        home: tempDir("hermes-slack-"),
+        log: () => undefined,
+      }),
+    /SLACK_REQUIRE_MENTION="perhaps" is not true or false/,
+  );
+});
+
 test("slack.require_mention, free_response_channels and allowed_channels decide which channel messages are heard", async () => {
   const slack = await startFakeSlack();
   const config = configSchema.parse({

@@ -12,6 +12,7 @@ import {
   platformSetting,
 } from "../../platform-catalog.js";
 import type { PlatformAdapter } from "../../types.js";
+import { envFlag, envList, idSet } from "../env-values.js";
 import { SlackAdapter } from "./adapter.js";
 import { slackErrorCode } from "./errors.js";
 import { sdkLogger } from "./socket.js";
@@ -57,10 +58,6 @@ function apiUrl(context: PlatformContext): string | undefined {
   return root ? `${root}/` : undefined;
 }
 
-function idSet(value: readonly string[] | undefined): Set<string> {
-  return new Set((value ?? []).map((id) => id.trim()).filter(Boolean));
-}
-
 export function createAdapter(context: PlatformContext): PlatformAdapter {
   const found = tokens(context);
   const problem = tokenProblem(found);
@@ -73,10 +70,12 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     home: context.home,
     log: context.log,
     maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
+    // SLACK_* variables win over config.yaml, as each platform's do.
     rules: {
-      requireMention: slack.require_mention,
-      freeResponseChannels: idSet(slack.free_response_channels),
-      allowedChannels: idSet(slack.allowed_channels),
+      requireMention:
+        envFlag("slack", "SLACK_REQUIRE_MENTION", context.env.SLACK_REQUIRE_MENTION) ?? slack.require_mention,
+      freeResponseChannels: idSet(envList(context.env.SLACK_FREE_RESPONSE_CHANNELS) ?? slack.free_response_channels),
+      allowedChannels: idSet(envList(context.env.SLACK_ALLOWED_CHANNELS) ?? slack.allowed_channels),
     },
   });
 }
