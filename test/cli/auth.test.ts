@@ -78,6 +78,11 @@ test("auth add refuses a duplicate key, an unknown provider, and an empty key", 
   );
   await assert.rejects(auth(home, ["add", "nowhere", "--key", "x"]), /unknown provider "nowhere"/);
   await assert.rejects(auth(home, ["add", "anthropic"], { stdin: "  \n" }), /no key given/);
+  await assert.rejects(
+    auth(home, ["add", "vertex-ai", "--key", "ya29.some-token-that-would-expire"]),
+    /vertex takes no API key: it signs requests with Google credentials \(VERTEX_CREDENTIALS_PATH/,
+  );
+  assert.deepEqual(loadAuthStore(join(home, "auth.json")).credentialPool.vertex ?? [], [], "nothing was stored");
 });
 
 test("environment keys join the pool first and are never written to auth.json", async () => {

@@ -130,6 +130,11 @@ export function registerAuthCommands(program: Command, io: CommandIo = processIo
     .action(
       guarded(async (m, home, provider: string, opts: { key?: string; label?: string }) => {
         const id = providerId(m, provider);
+        if (id === "vertex") {
+          throw new UsageError(
+            `${id} takes no API key: it signs requests with Google credentials (VERTEX_CREDENTIALS_PATH, GOOGLE_APPLICATION_CREDENTIALS or \`gcloud auth application-default login\`; see hermes doctor)`,
+          );
+        }
         const key = (opts.key ?? (await (deps.readSecret ?? readSecretFromStdin)(`API key for ${id}: `))).trim();
         if (!key) throw new UsageError("no key given: pass --key KEY or pipe the key on stdin");
         const path = m.hermesPaths(home).auth;
