@@ -64,13 +64,15 @@ export async function startApiServer(options: StartApiServerOptions): Promise<Ap
     url: `http://${host}:${address.port}`,
     port: address.port,
     close: async () => {
+      // No result starts a run from here on; those under way are stopped with every other run.
+      const backgroundClosed = background.close();
       runs.stopAll("the server is shutting down");
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await runs.settled();
-      await background.close();
+      await backgroundClosed;
       if (!options.store) store.close();
     },
   };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { backgroundScript, chatParent, HeldChildren } from "../helpers/background-subagents.js";
+import { backgroundScript, chatParent, HeldChildren, lastUserText } from "../helpers/background-subagents.js";
 import { type Harness, startHarness } from "./harness.js";
 
 type ApiMessage = { role: string; content: string | null };
@@ -140,5 +140,29 @@ test("a run that dispatches a background subagent names it in subagent.completed
   } finally {
     held.release("@parent", { text: "unused" });
     await h.close();
+  }
+});
+
+test("a result's run still going when the server stops is interrupted, and the server stops", async () => {
+  const held = new HeldChildren();
+  const parent = backgroundScript(held, chatParent(held, "summarise the logs"));
+  const h = await startHarness({
+    config: "learning:\n  mode: off\n",
+    provider: {
+      // The parent's answer to the result never comes: only stopping the run ends its turn.
+      fallback: (req) =>
+        lastUserText(req).startsWith("[Background subagent result") ? held.answer("@result-turn") : parent(req),
+    },
+  });
+  let sessionId = "";
+  try {
+    sessionId = (await chat(h, "dispatch")).sessionId;
+    held.release("summarise the logs", { text: "Nothing unusual." });
+    await held.arrived("@result-turn");
+    const listed = await h.request(`/v1/runs?session_id=${sessionId}&status=running`);
+    assert.equal(((await listed.json()) as { data: unknown[] }).data.length, 1, "the result's run is under way");
+  } finally {
+    await h.close();
+    held.release("@result-turn", { text: "too late" });
   }
 });

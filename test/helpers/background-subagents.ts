@@ -2,7 +2,7 @@
  * Scripting a parent agent that dispatches background subagents, and subagents whose model
  * requests the fake provider holds until the test releases them (no timing involved).
  */
-import type { RecordedRequest, ScriptedTurn, ScriptStep } from "../fake-provider/types.js";
+import type { RecordedRequest, ScriptedTurn } from "../fake-provider/types.js";
 import { lastToolResults } from "./agent-harness.js";
 
 /** Generous: a test that starts the CLI as a process waits through its start-up too. */
@@ -94,7 +94,10 @@ export interface ParentScript {
  * A fake-provider step: subagents wait in `held`; the parent follows `parent`, and answers a
  * background result turn with "parent read: <that turn's text>".
  */
-export function backgroundScript(held: HeldChildren, parent: ParentScript): ScriptStep {
+export function backgroundScript(
+  held: HeldChildren,
+  parent: ParentScript,
+): (req: RecordedRequest) => ScriptedTurn | Promise<ScriptedTurn> {
   return (req) => {
     const goal = childGoal(req);
     if (goal !== undefined) return held.answer(goal);
