@@ -5,7 +5,9 @@ import { after, before, test } from "node:test";
 import { LlmError } from "../../src/llm/errors.js";
 import { createTransport } from "../../src/llm/providers.js";
 import type { LlmEvent } from "../../src/llm/types.js";
+import { findGoogleCredentials } from "../../src/llm/vertex/credentials.js";
 import { setVertexDefaults } from "../../src/llm/vertex/defaults.js";
+import { GoogleTokenSource } from "../../src/llm/vertex/token-source.js";
 import { vertexBaseUrl, vertexEndpoint } from "../../src/llm/vertex/transport.js";
 import { startFakeProvider } from "../fake-provider/server.js";
 import type { FakeProvider, RecordedRequest } from "../fake-provider/types.js";
@@ -233,4 +235,19 @@ test("the project and region come from the environment, then config.yaml, then t
     baseUrl: vertexBaseUrl("gc-proj", "global"),
   });
   assert.ok("problem" in vertexEndpoint({}, keyWithoutProject, undefined));
+});
+
+test("callers asking at once share one token request; one that gives up does not cancel it for the others", async () => {
+  google.grants.length = 0;
+  const credentials = findGoogleCredentials(
+    envWith({ VERTEX_CREDENTIALS_PATH: credentialsFile(google.serviceAccount("p")) }),
+  );
+  const tokens = new GoogleTokenSource(credentials, {});
+  const impatient = new AbortController();
+  const first = tokens.token(impatient.signal);
+  const second = tokens.token(new AbortController().signal);
+  impatient.abort(new Error("the turn was stopped"));
+  await assert.rejects(first, /the turn was stopped/);
+  assert.match(await second, /^ya29\./);
+  assert.equal(google.grants.length, 1, "one request served both");
 });

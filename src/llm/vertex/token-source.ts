@@ -50,23 +50,25 @@ export class GoogleTokenSource {
     if (fresh) this.current = undefined;
     const current = this.current;
     if (current && current.expiresAt - REFRESH_MARGIN_MS > this.now()) return current.token;
-    this.pending ??= this.mint(signal).finally(() => {
+    // One request for every caller waiting now; a caller that gives up does not cancel it for the rest.
+    this.pending ??= this.mint().finally(() => {
       this.pending = undefined;
     });
-    this.current = await this.pending;
-    return this.current.token;
+    const minted = await abortable(this.pending, signal);
+    this.current = minted;
+    return minted.token;
   }
 
-  private async mint(signal: AbortSignal): Promise<Minted> {
+  private async mint(): Promise<Minted> {
     const creds = this.credentials;
-    const timeout = AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     if (creds.type === "metadata") {
       const url = `http://${creds.host}/computeMetadata/v1/instance/service-accounts/default/token`;
-      const quick = AbortSignal.any([signal, AbortSignal.timeout(METADATA_TIMEOUT_MS)]);
+      const quick = AbortSignal.timeout(METADATA_TIMEOUT_MS);
       try {
         return await this.exchange(url, { method: "GET", headers: { "metadata-flavor": "Google" }, signal: quick });
       } catch (error) {
-        if (signal.aborted || (error instanceof GoogleTokenError && error.refused)) throw error;
+        if (error instanceof GoogleTokenError && error.refused) throw error;
         // Not on Google Cloud: there were no credentials to begin with.
         throw new GoogleTokenError(
           "no Google credentials found: set VERTEX_CREDENTIALS_PATH (or GOOGLE_APPLICATION_CREDENTIALS) to a " +
@@ -152,4 +154,23 @@ export class GoogleTokenSource {
     const seconds = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : TOKEN_LIFETIME_S;
     return { token: body.access_token, expiresAt: this.now() + seconds * 1000 };
   }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
