@@ -7,6 +7,7 @@
  * cannot pass by itself and is reported as such, naming where the credentials came from.
  */
 import { nodeCrypto } from "../../util/node-crypto.js";
+import { raceAbort } from "../../util/race-abort.js";
 import { httpRequest } from "../http-client.js";
 import { proxyForUrl } from "../proxy.js";
 import type { Env, GoogleCredentials } from "./credentials.js";
@@ -54,7 +55,7 @@ export class GoogleTokenSource {
     this.pending ??= this.mint().finally(() => {
       this.pending = undefined;
     });
-    const minted = await abortable(this.pending, signal);
+    const minted = await raceAbort(this.pending, signal);
     this.current = minted;
     return minted.token;
   }
@@ -154,23 +155,4 @@ export class GoogleTokenSource {
     const seconds = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : TOKEN_LIFETIME_S;
     return { token: body.access_token, expiresAt: this.now() + seconds * 1000 };
   }
-}
-
-/** `promise`, or the signal's reason as soon as it aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

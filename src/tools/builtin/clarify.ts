@@ -1,4 +1,5 @@
 /** The `clarify` tool: ask the user a question, optionally with a few choices. */
+import { raceAbort } from "../../util/race-abort.js";
 import { z } from "../../util/schema/index.js";
 import type { ToolContext, ToolRegistry } from "../registry.js";
 
@@ -26,7 +27,11 @@ export async function clarifyTool(args: ClarifyArgs, ctx: Pick<ToolContext, "cla
     return JSON.stringify({ question, user_response: null, note: NO_ONE_TO_ASK });
   }
   try {
-    const answer = await raceAbort(ctx.clarify(question, choices.length ? choices : undefined), ctx.signal);
+    const answer = await raceAbort(
+      ctx.clarify(question, choices.length ? choices : undefined),
+      ctx.signal,
+      () => new Error("aborted"),
+    );
     return JSON.stringify({
       question,
       ...(choices.length ? { choices_offered: choices } : {}),
@@ -42,24 +47,6 @@ export async function clarifyTool(args: ClarifyArgs, ctx: Pick<ToolContext, "cla
       error: `Could not ask the user: ${reason}. ${NO_ONE_TO_ASK}`,
     });
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error("aborted"));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error("aborted"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 export function registerClarifyTools(registry: ToolRegistry): void {
