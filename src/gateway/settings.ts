@@ -98,7 +98,19 @@ const TOOL_PROGRESS_BY_DEFAULT: Record<string, ToolProgressMode> = { email: "off
 /** Platforms whose user ids are case-insensitive (mail addresses). */
 const CASELESS_IDS = new Set(["email"]);
 
+/** Refuses a `<PLATFORM>_REPLY_TO_MODE` (or MATTERMOST_REPLY_MODE) that is not off, first or all. */
+function checkReplyModeVariables(env: Env): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.endsWith("_REPLY_TO_MODE") && name !== "MATTERMOST_REPLY_MODE") continue;
+    const mode = value?.trim().toLowerCase();
+    if (mode && !REPLY_TO_MODES.some((known) => known === mode)) {
+      throw new Error(`${name}="${value}" is not one of ${REPLY_TO_MODES.join(", ")}`);
+    }
+  }
+}
+
 export function resolveGatewaySettings(config: HermesConfig, env: Env = process.env): GatewaySettings {
+  checkReplyModeVariables(env);
   const busy = config.gateway.busy_input_mode || config.display.busy_input_mode;
   const accessCache = new Map<string, PlatformAccess>();
   return {

@@ -68,3 +68,18 @@ test("gateway_restart_notification: false stops a turn a restart cuts short with
     }
   }
 });
+
+test("a <PLATFORM>_REPLY_TO_MODE that is not off, first or all stops the gateway naming the variable", async () => {
+  const { resolveGatewaySettings } = await import("../../src/gateway/settings.js");
+  const { configSchema } = await import("../../src/state/config-schema.js");
+  const config = configSchema.parse({});
+  assert.throws(
+    () => resolveGatewaySettings(config, { DISCORD_REPLY_TO_MODE: "sometimes" }),
+    /DISCORD_REPLY_TO_MODE="sometimes" is not one of off, first, all/,
+  );
+  assert.throws(() => resolveGatewaySettings(config, { MATTERMOST_REPLY_MODE: "every" }), /MATTERMOST_REPLY_MODE/);
+  assert.equal(
+    resolveGatewaySettings(config, { TELEGRAM_REPLY_TO_MODE: " ALL " }).delivery("telegram").replyToMode,
+    "all",
+  );
+});
