@@ -16,8 +16,10 @@ import { log } from "../util/log.js";
 import { monotonicMs } from "../util/monotonic.js";
 import { IterationBudget } from "./budget.js";
 import { checkpointBefore } from "./checkpointing.js";
+import { effectiveThreshold } from "./compression/codex-autoraise.js";
 import {
   CompressionDriver,
+  type CompressionSettings,
   type CompressionTrigger,
   type PromptState,
   summarizeWithRoute,
@@ -127,7 +129,7 @@ export class Agent {
     this.recorder = new SessionRecorder(options.sessionStore, this.currentSessionId, options.platform ?? "cli");
     this.memory = resolveMemory(options, (message) => this.emitter.emit({ type: "status", kind: "warning", message }));
     this.compression = new CompressionDriver({
-      settings: options.compression,
+      settings: compressionSettingsFor(options),
       window: {
         model: options.model,
         configured: options.contextLength,
@@ -546,29 +548,37 @@ export class Agent {
   }
 
   /**
-   * Continue under a child session: the compressed messages become the history, the system
-   * prompt is rebuilt (the only time it changes), and the store links the child to its parent.
+   * The compressed messages become the history and the system prompt is rebuilt (the only time
+   * it changes). In place (the default) the session keeps its id and archives what was
+   * condensed; otherwise the conversation continues in a child session linked to its parent.
    */
   private async adoptCompressed(result: CompressionResult): Promise<void> {
     const { messages } = result;
     // The messages summarised away leave the agent here: memory keeps what it needs from them first.
     await this.memory?.beforeCompress(this.history, this.hookFacts());
-    const parentId = this.currentSessionId;
+    const previousId = this.currentSessionId;
     const messagesBefore = this.history.length;
+    const inPlace = this.options.compression?.inPlace ?? true;
     this.history = messages[0]?.role === "system" ? messages.slice(1) : messages;
-    this.currentSessionId = sessionIdNew();
-    if (this.turnContext) this.turnContext.sessionId = this.currentSessionId;
     this.systemPrompt = withCompactionNote(this.promptOverride ?? (await this.buildPrompt()));
-    await this.recorder.continueAs(this.currentSessionId, this.systemPrompt, this.routes![0]!.model, this.history);
-    this.emitter.emit({
-      type: "status",
-      kind: "compression",
-      message: `continuing in session ${this.currentSessionId} (parent ${parentId})`,
-    });
+    const model = this.routes![0]!.model;
+    if (inPlace) {
+      await this.recorder.compactInPlace(this.systemPrompt, model, this.history);
+    } else {
+      this.currentSessionId = sessionIdNew();
+      if (this.turnContext) this.turnContext.sessionId = this.currentSessionId;
+      await this.recorder.continueAs(this.currentSessionId, this.systemPrompt, model, this.history);
+      this.emitter.emit({
+        type: "status",
+        kind: "compression",
+        message: `continuing in session ${this.currentSessionId} (parent ${previousId})`,
+      });
+    }
     await this.options.hooks?.notify("on_compress", {
-      sessionId: parentId,
+      sessionId: previousId,
       platform: this.options.platform ?? "cli",
       newSessionId: this.currentSessionId,
+      inPlace,
       ...(result.summary ? { summary: result.summary } : {}),
       messagesBefore,
       messagesAfter: this.history.length,
@@ -663,4 +673,15 @@ export class Agent {
     if (ctx.signal.aborted) throw Object.assign(new Error("interrupted"), { name: "AbortError" });
     return batch.halted;
   }
+}
+
+/** `compression.*` with the threshold the route calls for (the Codex route's autoraise). */
+function compressionSettingsFor(options: AgentOptions): CompressionSettings | undefined {
+  const settings = options.compression;
+  const threshold = effectiveThreshold(
+    settings?.threshold,
+    { provider: options.provider, model: options.model },
+    settings?.codexAutoraise ?? true,
+  );
+  return threshold === settings?.threshold ? settings : { ...settings, threshold };
 }

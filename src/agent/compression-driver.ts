@@ -34,6 +34,13 @@ export interface CompressionSettings {
   abortOnSummaryFailure?: boolean;
   /** Long-lived surfaces also compress between turns once the history has this many messages (0: off). */
   hygieneMessageLimit?: number;
+  /**
+   * `compression.in_place` (default true): the conversation stays in its session, the condensed
+   * messages archived there; false continues it in a new child session linked to its parent.
+   */
+  inPlace?: boolean;
+  /** `compression.codex_gpt55_autoraise` (default true): see compression/codex-autoraise.ts. */
+  codexAutoraise?: boolean;
 }
 
 /** Long-lived surfaces compress between turns once the prompt fills this share of the window. */

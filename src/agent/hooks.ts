@@ -47,7 +47,10 @@ export interface HookPayloads {
   post_tool_call: ToolCallFacts & { result: string; durationMs: number; failed: boolean };
   transform_tool_result: ToolCallFacts & { result: string };
   on_compress: SessionFacts & {
+    /** The session the conversation continues in: the same one when compacted in place. */
     newSessionId: string;
+    /** Compacted in place (`compression.in_place`) rather than continued in a child session. */
+    inPlace: boolean;
     summary?: string;
     messagesBefore: number;
     messagesAfter: number;

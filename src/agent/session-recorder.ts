@@ -1,8 +1,9 @@
 /**
  * Persists a session as it happens: the session row when the system prompt is first known,
  * then each message the moment it is final, so a killed process loses at most the message
- * in flight. After a compression the conversation continues in a child session linked to its
- * parent, which keeps the full transcript. Without a store every method is a no-op.
+ * in flight. A compression either compacts the stored conversation in place (what it condensed
+ * stays archived in the session) or continues it in a child session linked to its parent, which
+ * keeps the full transcript. Without a store every method is a no-op.
  */
 import type { Message, Usage } from "../llm/types.js";
 import type { SessionStore } from "../state/session-store.js";
@@ -64,6 +65,18 @@ export class SessionRecorder {
       this.started = true;
       if (messages.length > 0) await this.store?.appendMessages(childId, messages);
     });
+  }
+
+  /** The stored conversation becomes `messages` under the same id; what it held before is archived. */
+  async compactInPlace(systemPrompt: string, model: string, messages: readonly Message[]): Promise<void> {
+    if (!this.store) return;
+    if (!this.started) {
+      await this.start(systemPrompt, model);
+      if (messages.length > 0)
+        await this.guard(() => this.store!.appendMessages(this.sessionId, messages).then(() => {}));
+      return;
+    }
+    await this.guard(() => this.store!.compactInPlace(this.sessionId, systemPrompt, messages));
   }
 
   /**

@@ -83,6 +83,11 @@ export interface TurnRequest {
   persist?: boolean;
   /** The run has someone to answer approval prompts (the Runs API). */
   approvals?: RunOptions["requestApproval"];
+  /**
+   * `false` (the Responses API): a compression continues in a child session, so the stored
+   * responses before it still hold the conversation they ended, for branching.
+   */
+  compressInPlace?: false;
 }
 
 export interface Turn {
@@ -105,18 +110,19 @@ export async function prepareTurn(ctx: ServerContext, request: TurnRequest): Pro
   const release = ctx.slots.acquire();
   try {
     const memory = request.memoryScope ? { memoryScope: scopeName(ctx, namespace, request.memoryScope) } : {};
+    const mode = request.compressInPlace === false ? { compressInPlace: false as const } : {};
     let agent: Agent;
     let history: Message[] | undefined;
     if (request.sessionId) {
       const key = `api:${namespace}:${request.sessionId}:${request.memoryScope ?? ""}`;
-      agent = ctx.runtime.agentFor(key, { platform: PLATFORM, sessionId: request.sessionId, ...memory });
+      agent = ctx.runtime.agentFor(key, { platform: PLATFORM, sessionId: request.sessionId, ...memory, ...mode });
     } else {
       const persist = request.persist !== false;
-      agent = ctx.runtime.createAgent({ platform: PLATFORM, ...memory, ...(persist ? {} : { persist }) });
+      agent = ctx.runtime.createAgent({ platform: PLATFORM, ...memory, ...mode, ...(persist ? {} : { persist }) });
       history = request.history;
       if (persist) await ctx.store.setSessionOwner(agent.sessionId, namespace);
     }
-    // The id the client knows: a compression may since have moved the agent to a child session.
+    // The id the client knows: a compression (not in place) may since have moved the agent to a child session.
     const busyKey = request.sessionId ?? agent.sessionId;
     if (ctx.busySessions.has(busyKey) || agent.running) {
       throw new ApiError(409, `session "${busyKey}" is already running a turn; wait for it to finish`, {

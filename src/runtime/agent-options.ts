@@ -213,6 +213,8 @@ export function baseAgentOptions(input: BaseOptionsInput): AgentOptions {
       protectLastN: config.compression.protect_last_n,
       abortOnSummaryFailure: config.compression.abort_on_summary_failure,
       hygieneMessageLimit: config.compression.hygiene_hard_message_limit,
+      inPlace: config.compression.in_place,
+      codexAutoraise: config.compression.codex_gpt55_autoraise,
     },
     // A server that was already probed is not probed again by the agent: unknown means the default.
     ...(context.contextLength || context.probed

@@ -37,6 +37,7 @@ import { configureLog, flushLog, log } from "../util/log.js";
 import { AgentCache } from "./agent-cache.js";
 import { baseAgentOptions, lazyAuxiliaryClient, unavailableFeatures } from "./agent-options.js";
 import { bedrockDefaultsFrom } from "./bedrock-settings.js";
+import { noticeCodexAutoraise } from "./codex-autoraise-notice.js";
 import { checkContextWindow } from "./context-check.js";
 import { canonicalProvider, loadCredentialPool, persistPool } from "./credentials.js";
 import { type CronToolLoader, registerLazyCronjobTool } from "./cron-tool.js";
@@ -143,6 +144,8 @@ export interface AgentRequest {
   memory?: false;
   /** Toolsets this agent must not have, whatever `toolsets` includes. */
   disabledToolsets?: string[];
+  /** `false`: a compression continues in a child session whatever `compression.in_place` says. */
+  compressInPlace?: false;
 }
 
 /**
@@ -276,6 +279,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     ...(options.localServers !== undefined ? { localServers: options.localServers } : {}),
     notice: (message) => notice(message, "important"),
   });
+  noticeCodexAutoraise(home, config.compression, { provider: choice.info.id, model: choice.model }, notice);
   log("info", "runtime", "open", {
     platform: options.platform ?? "cli",
     provider: choice.info.id,
@@ -456,6 +460,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Her
     );
     if (request.loadContextFiles !== undefined) agentOptions.loadContextFiles = request.loadContextFiles;
     if (request.memory === false) agentOptions.memory = false;
+    if (request.compressInPlace === false && agentOptions.compression) {
+      agentOptions.compression = { ...agentOptions.compression, inPlace: false };
+    }
     if (request.model) {
       const switched = modelSwitch(agentOptions, request.model);
       Object.assign(agentOptions, switched);

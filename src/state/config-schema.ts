@@ -296,6 +296,10 @@ export const configSchema = z.object(
       abort_on_summary_failure: bool(false),
       /** Gateway and API sessions compress between turns at this many messages (0: only by size). */
       hygiene_hard_message_limit: integerAtLeast(0, 5000),
+      /** Compact in the same session, archiving what was condensed (false: continue in a child session). */
+      in_place: bool(true),
+      /** gpt-5.4-5.6 and GPT-6 on the Codex subscription route compress at 85% of their 272K window. */
+      codex_gpt55_autoraise: bool(true),
     }),
     context: section({
       engine: text("compressor"),

@@ -5,7 +5,8 @@
  * messages past the last one taken from each session (the original may have gone on with it).
  *
  * Older versions of the original lack later columns, so every column is read only if present.
- * Messages the original rewound away (`active = 0`) are not brought over, and are counted.
+ * Messages the original rewound away (`active = 0`) are not brought over, and are counted; those an
+ * in-place compaction condensed (`active = 0, compacted = 1`) come over archived, as ours keeps them.
  */
 
 import { isPostgresUrl } from "./postgres/url.js";
@@ -53,6 +54,8 @@ interface SourceMessage {
   finish_reason: string | null;
   reasoning: string | null;
   active: number | null;
+  /** 1: condensed by an in-place compaction (with active 0): archived, not rewound. */
+  compacted: number | null;
 }
 
 const SESSION_COLUMNS: Array<keyof SourceSession> = [
@@ -153,10 +156,11 @@ export type MessageRow = [
   finishReason: string | null,
   reasoning: string | null,
   createdAt: number,
+  archived: 0 | 1,
 ];
 
 export const MESSAGE_INSERT_COLUMNS =
-  "session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id, tool_name, finish_reason, reasoning, created_at";
+  "session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id, tool_name, finish_reason, reasoning, created_at, archived";
 
 /** The values of a new session's row, in the column order both writers insert them; `text` escapes text columns. */
 export function sessionInsertValues(
@@ -216,7 +220,8 @@ function planSession(session: SourceSession, since: number | undefined, rows: So
     rewound: 0,
   };
   for (const row of rows) {
-    if (row.active === 0) {
+    const archived = row.active === 0 && row.compacted === 1;
+    if (row.active === 0 && !archived) {
       plan.rewound += 1;
       continue;
     }
@@ -233,6 +238,7 @@ function planSession(session: SourceSession, since: number | undefined, rows: So
       row.finish_reason,
       row.reasoning,
       at,
+      archived ? 1 : 0,
     ]);
     plan.lastActive = Math.max(plan.lastActive, at);
   }
@@ -246,8 +252,8 @@ function planSession(session: SourceSession, since: number | undefined, rows: So
 export interface ImportSource {
   sessionIds: string[];
   plan(id: string, since: number | undefined): SessionPlan;
-  /** The source's active (not rewound) messages of a session. */
-  activeMessages(id: string): number;
+  /** The source's messages of a session that an import keeps: all but the rewound ones. */
+  keptMessages(id: string): number;
 }
 
 /** Where an import writes: our SQLite file or a PostgreSQL database. */
@@ -294,7 +300,7 @@ export async function mismatches(
 ): Promise<string[]> {
   const problems: string[] = [];
   for (const id of added) {
-    const want = source.activeMessages(id);
+    const want = source.keptMessages(id);
     const have = await countHere(id);
     if (want !== have) problems.push(`${id}: ${have} messages here, ${want} in the source`);
   }
@@ -325,18 +331,20 @@ function readSource(source: SqliteDatabase, sourcePath: string): ImportSource & 
         "finish_reason",
         "reasoning",
         "active",
+        "compacted",
       ],
       { reasoning: "reasoning_content" },
     )} FROM messages WHERE session_id = ? AND id > ? ORDER BY id`,
   );
-  const activeCount = source.prepare(
-    `SELECT COUNT(*) FROM messages WHERE session_id = ?${messageCols.has("active") ? " AND (active IS NULL OR active != 0)" : ""}`,
+  const archivedToo = messageCols.has("compacted") ? " OR compacted = 1" : "";
+  const keptCount = source.prepare(
+    `SELECT COUNT(*) FROM messages WHERE session_id = ?${messageCols.has("active") ? ` AND (active IS NULL OR active != 0${archivedToo})` : ""}`,
   );
   return {
     sessionIds: sessions.map((session) => session.id),
     messageCount: source.prepare("SELECT COUNT(*) FROM messages").pluck().get() as number,
     plan: (id, since) => planSession(byId.get(id)!, since, messageSelect.all(id, since ?? 0) as SourceMessage[]),
-    activeMessages: (id) => activeCount.pluck().get(id) as number,
+    keptMessages: (id) => keptCount.pluck().get(id) as number,
   };
 }
 
@@ -358,7 +366,7 @@ async function importIntoSqlite(targetPath: string, source: ImportSource, report
        WHERE id = ?`,
     );
     const insertMessage = db.prepare(
-      `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const touch = db.prepare(
       "UPDATE sessions SET message_count = message_count + ?, last_active = MAX(last_active, ?) WHERE id = ?",

@@ -67,6 +67,8 @@ export interface MessageRow {
   reasoning: string | null;
   reasoning_continuity: string | null;
   created_at: number;
+  /** 1 once a compaction in place condensed the message: kept and searchable, no longer the conversation. */
+  archived: number;
 }
 
 export type MessageInsert = Omit<MessageRow, "id">;
@@ -97,7 +99,12 @@ export function toRecord(row: SessionRow): SessionRecord {
   return { ...summary, systemPrompt: row.system_prompt ?? null };
 }
 
-export function toMessageInsert(sessionId: string, message: StoredMessage, createdAt: number): MessageInsert {
+export function toMessageInsert(
+  sessionId: string,
+  message: StoredMessage,
+  createdAt: number,
+  archived = false,
+): MessageInsert {
   const parts = Array.isArray(message.content);
   return {
     session_id: sessionId,
@@ -112,6 +119,7 @@ export function toMessageInsert(sessionId: string, message: StoredMessage, creat
     reasoning: message.reasoning ?? null,
     reasoning_continuity: message.reasoningContinuity ? JSON.stringify(message.reasoningContinuity) : null,
     created_at: createdAt,
+    archived: archived ? 1 : 0,
   };
 }
 
@@ -155,7 +163,7 @@ export function toMessage(row: MessageRow): StoredMessage {
 }
 
 export function toExportedMessage(row: MessageRow): ExportedMessage {
-  return { ...toMessage(row), createdAt: row.created_at };
+  return { ...toMessage(row), createdAt: row.created_at, ...(row.archived === 1 ? { archived: true } : {}) };
 }
 
 const nullableString = z.string().nullable();
@@ -179,6 +187,7 @@ const exportedMessage = z.looseObject({
   reasoningContinuity: z.looseObject({}).optional(),
   finish_reason: z.enum(["stop", "tool_calls", "length", "content_filter"]).optional(),
   createdAt: z.number(),
+  archived: z.boolean().optional(),
 });
 
 const sessionExportSchema = z.object({

@@ -145,6 +145,8 @@ export interface SessionStats {
 
 export interface ExportedMessage extends StoredMessage {
   createdAt: number;
+  /** A message a compaction in place condensed: kept, no longer part of the conversation. */
+  archived?: boolean;
 }
 
 export interface SessionExport {
@@ -199,10 +201,17 @@ export interface SessionStore {
   appendMessage(sessionId: string, message: StoredMessage): Promise<number>;
   /** Appends several messages in one transaction. Returns their ids in order. */
   appendMessages(sessionId: string, messages: readonly StoredMessage[]): Promise<number[]>;
+  /** The conversation: the session's messages in order, without those a compaction archived. */
   getMessages(sessionId: string): Promise<StoredMessage[]>;
   /**
-   * Keeps the first `keep` messages of the session (system messages aside) and deletes the
-   * rest, e.g. after /undo. Returns how many were deleted.
+   * Compacts the conversation in place, in one transaction: the session's current messages are
+   * archived (kept, found by search, exported, no longer returned by `getMessages`) and
+   * `messages` become the conversation under the same id, with `systemPrompt` as its prompt.
+   */
+  compactInPlace(sessionId: string, systemPrompt: string, messages: readonly StoredMessage[]): Promise<void>;
+  /**
+   * Keeps the first `keep` messages of the conversation (system messages and archived ones
+   * aside) and deletes the rest, e.g. after /undo. Returns how many were deleted.
    */
   truncateMessages(sessionId: string, keep: number): Promise<number>;
   search(query: string, options?: SearchOptions): Promise<SearchHit[]>;

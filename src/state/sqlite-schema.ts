@@ -307,6 +307,12 @@ CREATE TABLE import_marks (
 /** Version 7: the Runs API lists a key's runs newest first. */
 const V7_RUN_LISTING = "CREATE INDEX idx_api_runs_listing ON api_runs(namespace, created_at);";
 
+/**
+ * Version 8: a compaction in place archives the messages it condensed rather than moving the
+ * conversation to a new session; archived messages stay searchable and exported.
+ */
+const V8_ARCHIVED_MESSAGES = "ALTER TABLE messages ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;";
+
 const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V1),
   migrateToV2,
@@ -315,6 +321,7 @@ const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   (db) => db.exec(V5_CRON),
   (db) => db.exec(V6_IMPORTS),
   (db) => db.exec(V7_RUN_LISTING),
+  (db) => db.exec(V8_ARCHIVED_MESSAGES),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

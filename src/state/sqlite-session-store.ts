@@ -52,9 +52,9 @@ export class SqliteSessionStore implements SessionStore {
   private constructor(private readonly conn: SqliteConnection) {
     this.insertMessage = conn.db.prepare(
       `INSERT INTO messages (session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id,
-        tool_name, finish_reason, reasoning, reasoning_continuity, created_at)
+        tool_name, finish_reason, reasoning, reasoning_continuity, created_at, archived)
        VALUES (@session_id, @role, @content, @content_is_parts, @search_text, @tool_calls, @tool_call_id, @tool_name,
-        @finish_reason, @reasoning, @reasoning_continuity, @created_at)`,
+        @finish_reason, @reasoning, @reasoning_continuity, @created_at, @archived)`,
     );
     this.touchSession = conn.db.prepare(
       "UPDATE sessions SET message_count = message_count + ?, last_active = ? WHERE id = ?",
@@ -188,12 +188,14 @@ export class SqliteSessionStore implements SessionStore {
     return this.conn.write(() => {
       if (!this.readSession(sessionId)) throw this.missing(sessionId);
       const kept = this.conn
-        .statement("SELECT id FROM messages WHERE session_id = ? AND role != 'system' ORDER BY id LIMIT 1 OFFSET ?")
+        .statement(
+          "SELECT id FROM messages WHERE session_id = ? AND archived = 0 AND role != 'system' ORDER BY id LIMIT 1 OFFSET ?",
+        )
         .pluck()
         .get(sessionId, Math.max(0, keep)) as number | undefined;
       if (kept === undefined) return 0;
       const removed = this.conn
-        .statement("DELETE FROM messages WHERE session_id = ? AND id >= ?")
+        .statement("DELETE FROM messages WHERE session_id = ? AND archived = 0 AND id >= ?")
         .run(sessionId, kept).changes;
       this.conn
         .statement("UPDATE sessions SET message_count = MAX(0, message_count - ?), last_active = ? WHERE id = ?")
@@ -217,12 +219,23 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   getMessages(sessionId: string): Promise<StoredMessage[]> {
-    return this.conn.read(() => this.messageRows(sessionId).map(toMessage));
+    return this.conn.read(() => this.messageRows(sessionId, true).map(toMessage));
   }
 
-  private messageRows(sessionId: string): MessageRow[] {
+  compactInPlace(sessionId: string, systemPrompt: string, messages: readonly StoredMessage[]): Promise<void> {
+    return this.conn.write(() => {
+      const now = Date.now();
+      if (this.touchSession.run(messages.length, now, sessionId).changes === 0) throw this.missing(sessionId);
+      this.conn.statement("UPDATE messages SET archived = 1 WHERE session_id = ? AND archived = 0").run(sessionId);
+      this.conn.statement("UPDATE sessions SET system_prompt = ? WHERE id = ?").run(systemPrompt, sessionId);
+      for (const message of messages) this.insertMessage.run(toMessageInsert(sessionId, message, now));
+    });
+  }
+
+  private messageRows(sessionId: string, conversationOnly: boolean): MessageRow[] {
+    const archived = conversationOnly ? " AND archived = 0" : "";
     return this.conn
-      .statement("SELECT * FROM messages WHERE session_id = ? ORDER BY id")
+      .statement(`SELECT * FROM messages WHERE session_id = ?${archived} ORDER BY id`)
       .all(sessionId) as MessageRow[];
   }
 
@@ -340,7 +353,7 @@ export class SqliteSessionStore implements SessionStore {
         format: "hermes-session",
         version: 1,
         session,
-        messages: this.messageRows(id).map(toExportedMessage),
+        messages: this.messageRows(id, false).map(toExportedMessage),
       };
     });
   }
@@ -383,8 +396,8 @@ export class SqliteSessionStore implements SessionStore {
           session.estimatedCost,
           session.systemPrompt,
         );
-      for (const { createdAt, ...message } of messages) {
-        this.insertMessage.run(toMessageInsert(session.id, message, createdAt));
+      for (const { createdAt, archived, ...message } of messages) {
+        this.insertMessage.run(toMessageInsert(session.id, message, createdAt, archived));
       }
       return this.readSession(session.id)!;
     });

@@ -49,18 +49,11 @@ function chatter(pairs: number, chars: number): Message[] {
   return history;
 }
 
-test("compresses after a tool batch at the threshold, keeps tool pairs and the active task, and continues in a child session", async () => {
-  const bigEcho = (n: number) => echoCall(`${n}:${"d".repeat(2400)}`);
-  const script = withSummaries([
-    { text: "hi" },
-    bigEcho(1),
-    bigEcho(2),
-    bigEcho(3),
-    bigEcho(4),
-    bigEcho(5),
-    { text: "report done" },
-  ]);
-  await withStore(script, { contextLength: 6000 }, async (h, agent, store) => {
+const bigEcho = (n: number) => echoCall(`${n}:${"d".repeat(2400)}`);
+const fiveEchoes = () => withSummaries([{ text: "hi" }, ...[1, 2, 3, 4, 5].map(bigEcho), { text: "report done" }]);
+
+test("compresses after a tool batch at the threshold, keeps tool pairs and the active task, and compacts the session in place", async () => {
+  await withStore(fiveEchoes(), { contextLength: 6000 }, async (h, agent, store) => {
     await agent.runConversation("hello");
     const result = await agent.runConversation(TASK);
     assert.equal(result.finalResponse, "report done");
@@ -69,18 +62,17 @@ test("compresses after a tool batch at the threshold, keeps tool pairs and the a
     assert.equal(summaries.length, 1, "one compression");
     assert.ok(statusMessages(h, "compression").some((m) => m.startsWith("condensed")));
 
-    // The conversation continues under a child session linked to its parent.
-    assert.notEqual(result.sessionId, "parent-1");
-    assert.equal(agent.sessionId, result.sessionId);
-    const child = await store.getSession(result.sessionId);
-    assert.equal(child?.parentSessionId, "parent-1");
-    const parent = await store.getSession("parent-1");
-    assert.ok(parent?.endedAt, "the parent session is ended");
-    const parentMessages = await store.getMessages("parent-1");
+    // The conversation keeps its session; what was condensed stays there, archived.
+    assert.equal(result.sessionId, "parent-1");
+    assert.equal(agent.sessionId, "parent-1");
+    assert.equal((await store.listSessions()).length, 1, "no child session");
+    const exported = await store.exportSession("parent-1");
+    const archived = exported.messages.filter((m) => m.archived);
     assert.ok(
-      parentMessages.some((m) => String(m.content).includes("2:ddd")),
-      "the parent keeps the raw transcript",
+      archived.some((m) => String(m.content).includes("2:ddd")),
+      "the raw transcript is kept, archived",
     );
+    assert.ok((await store.search("report")).some((hit) => hit.sessionId === "parent-1"));
 
     // Requests after the compression carry the summary, the task verbatim, and whole tool pairs.
     const turns = turnRequests(h.fake.requests);
@@ -100,11 +92,40 @@ test("compresses after a tool batch at the threshold, keeps tool pairs and the a
     const later = turns.slice(afterIndex).map(systemOf);
     assert.equal(new Set(before).size, 1);
     assert.equal(new Set(later).size, 1);
-    assert.equal(child?.systemPrompt, later[0]);
+    assert.equal((await store.getSession("parent-1"))?.systemPrompt, later[0]);
 
-    // The child session holds the compressed history and everything after it.
+    // The session's conversation is the compressed history and everything after it.
+    const conversation = await store.getMessages("parent-1");
+    assert.ok(String(conversation.find((m) => String(m.content).includes(SUMMARY_TAG))?.content).length > 0);
+    assert.ok(!conversation.some((m) => String(m.content).includes("1:ddd")));
+    assert.equal(conversation.at(-1)?.content, "report done");
+    assert.equal(conversation.length, result.messages.length);
+
+    // A new agent resuming the session starts from the compacted conversation and its prompt.
+    const resumed = new Agent({ ...h.agent.options, sessionStore: store, sessionId: "parent-1" });
+    await resumed.runConversation("and now?");
+    const last = turnRequests(h.fake.requests).at(-1)!;
+    assert.equal(systemOf(last), later[0]);
+    assert.ok(!conversationOf(last).some((m) => String(m.content).includes("1:ddd")));
+  });
+});
+
+test("with compression.in_place false the conversation continues in a child session linked to its parent", async () => {
+  await withStore(fiveEchoes(), { contextLength: 6000, compression: { inPlace: false } }, async (_h, agent, store) => {
+    await agent.runConversation("hello");
+    const result = await agent.runConversation(TASK);
+    assert.equal(result.finalResponse, "report done");
+    assert.notEqual(result.sessionId, "parent-1");
+    assert.equal(agent.sessionId, result.sessionId);
+    const child = await store.getSession(result.sessionId);
+    assert.equal(child?.parentSessionId, "parent-1");
+    assert.ok((await store.getSession("parent-1"))?.endedAt, "the parent session is ended");
+    const parentMessages = await store.getMessages("parent-1");
+    assert.ok(
+      parentMessages.some((m) => String(m.content).includes("2:ddd")),
+      "the parent keeps the raw transcript",
+    );
     const childMessages = await store.getMessages(result.sessionId);
-    assert.ok(String(childMessages.find((m) => String(m.content).includes(SUMMARY_TAG))?.content).length > 0);
     assert.equal(childMessages.at(-1)?.content, "report done");
     assert.equal(childMessages.length, result.messages.length);
   });
@@ -157,7 +178,13 @@ test("a context overflow from the provider compresses the conversation and the r
     assert.equal(retried.at(-1)?.content, "and the next step?");
     assert.ok(retried.length < conversationOf(posts[0]!).length);
     assert.ok(statusMessages(h, "compression").some((m) => m.includes("no longer fits")));
-    assert.equal((await store.getSession(result.sessionId))?.parentSessionId, "parent-1");
+    assert.equal(result.sessionId, "parent-1");
+    const stored = await store.getMessages("parent-1");
+    assert.ok(
+      stored.some((m) => String(m.content).includes(SUMMARY_TAG)),
+      "the stored conversation is the compacted one",
+    );
+    assert.equal(stored.at(-1)?.content, "answer after compression");
   });
 });
 
@@ -193,7 +220,8 @@ test("compress(focus) summarizes on demand with the focus topic", async () => {
     assert.equal(result?.compressed, true, result?.reason);
     const summary = h.fake.requests.find(isSummaryRequest)!;
     assert.match(String(summary.body.messages[0].content), /FOCUS: .*the database schema/);
-    assert.equal((await store.getSession(agent.sessionId))?.parentSessionId, "parent-1");
+    assert.equal(agent.sessionId, "parent-1");
+    assert.ok((await store.getMessages("parent-1")).some((m) => String(m.content).includes(SUMMARY_TAG)));
     await agent.runConversation("q2");
     const last = turnRequests(h.fake.requests).at(-1)!;
     assert.ok(conversationOf(last).some((m) => String(m.content).includes(SUMMARY_TAG)));

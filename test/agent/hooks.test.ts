@@ -163,9 +163,9 @@ test("a throwing hook and a slow hook are skipped and reported once each; the tu
   }
 });
 
-test("on_compress reports the old and the new session when the context is compressed", async () => {
+test("on_compress reports the session compacted in place", async () => {
   const { hooks } = runnerWithWarnings();
-  const compressions: Array<{ sessionId: string; newSessionId: string }> = [];
+  const compressions: Array<{ sessionId: string; newSessionId: string; inPlace: boolean }> = [];
   hooks.add("on_compress", (p) => void compressions.push(p), { owner: "watch" });
   const h = await createHarness(
     { fallback: () => ({ text: "a summary of what happened" }) },
@@ -181,9 +181,11 @@ test("on_compress reports the old and the new session when the context is compre
     const result = await h.agent.compress();
     assert.ok(result?.compressed, result?.reason);
     assert.equal(compressions.length, 1);
-    assert.equal(compressions[0]!.sessionId, before);
-    assert.equal(compressions[0]!.newSessionId, h.agent.sessionId);
-    assert.notEqual(before, h.agent.sessionId);
+    assert.deepEqual(
+      [compressions[0]!.sessionId, compressions[0]!.newSessionId, compressions[0]!.inPlace],
+      [before, before, true],
+    );
+    assert.equal(h.agent.sessionId, before);
   } finally {
     await h.close();
   }

@@ -109,7 +109,7 @@ test("a session idle past session_reset.idle_minutes starts afresh; the old one 
   }
 });
 
-test("a session past 85% of its window is compressed between turns, and the chat's route follows it", async () => {
+async function compressBetweenTurns(inPlace: boolean): Promise<void> {
   const { isSummaryRequest, SUMMARY_TEXT } = await import("../agent/context-fixtures.js");
   let summaries = 0;
   let turns = 0;
@@ -117,7 +117,7 @@ test("a session past 85% of its window is compressed between turns, and the chat
     // Indented: continues the harness's model: mapping.
     config:
       "  context_length: 40000\n  min_context_length: 0\n" +
-      "compression:\n  threshold: 0.95\n  protect_first_n: 1\n  protect_last_n: 1\n",
+      `compression:\n  threshold: 0.95\n  protect_first_n: 1\n  protect_last_n: 1\n  in_place: ${inPlace}\n`,
     provider: {
       fallback: (req) => {
         if (isSummaryRequest(req)) {
@@ -134,16 +134,24 @@ test("a session past 85% of its window is compressed between turns, and the chat
     },
   });
   try {
+    let firstSession: string | undefined;
     for (let n = 0; n < 3; n++) {
       gw.adapter.inject({ messageId: String(n), text: `question ${n}` });
       while (turns < n + 1) await new Promise((resolve) => setTimeout(resolve, 5));
       // The turn is in its lane; idle() waits for it, its reply and any compression after it.
       await gw.runner.idle();
       assert.equal(summaries, n === 2 ? 1 : 0, `after turn ${n + 1}`);
+      firstSession ??= (await gw.store.sessionRoute("agent:main:test:dm:chat-1"))?.sessionId;
     }
     const route = await gw.store.sessionRoute("agent:main:test:dm:chat-1");
     const session = await gw.runtime.store.getSession(route!.sessionId);
-    assert.ok(session?.parentSessionId, "the route points at the continued (child) session");
+    if (inPlace) {
+      assert.equal(route!.sessionId, firstSession, "the chat keeps its session");
+      const stored = await gw.runtime.store.getMessages(route!.sessionId);
+      assert.ok(JSON.stringify(stored).includes("Active Task"), "its stored conversation is the compacted one");
+    } else {
+      assert.equal(session?.parentSessionId, firstSession, "the route points at the continued (child) session");
+    }
     gw.adapter.inject({ messageId: "3", text: "question 3" });
     while (turns < 4) await new Promise((resolve) => setTimeout(resolve, 5));
     const next = modelRequests(gw.fake)
@@ -153,7 +161,13 @@ test("a session past 85% of its window is compressed between turns, and the chat
   } finally {
     await gw.close();
   }
-});
+}
+
+test("a session past 85% of its window is compressed between turns, in place: the chat keeps its session", () =>
+  compressBetweenTurns(true));
+
+test("with compression.in_place false the chat's route follows the compressed conversation to its child session", () =>
+  compressBetweenTurns(false));
 
 test("<platform>.channel_prompts adds its line to the system prompt in that channel only", async () => {
   const gw = await startGateway({

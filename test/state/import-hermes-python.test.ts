@@ -8,6 +8,8 @@ import { openSessionStore } from "../../src/state/session-store.js";
 import { isOriginalStateDb, storeFileFor } from "../../src/state/store-location.js";
 import {
   appendOriginalMessages,
+  assertCompactedImport,
+  compactedSession,
   type OriginalSession,
   writeOriginalStateDb,
   zeppelinSession,
@@ -47,6 +49,18 @@ test("the original's state.db is recognised and left alone: our store opens stor
   assert.ok(existsSync(join(home, "store.db")));
   assert.equal(checksum(original), before);
   assert.equal(isOriginalStateDb(join(home, "store.db")), false, "our own file is known by its application id");
+});
+
+test("messages the original compacted in place come over archived: searchable and exported, not in the conversation", async () => {
+  const original = join(tempDir("hermes-dropin-"), "state.db");
+  writeOriginalStateDb(original, [compactedSession()]);
+  const report = await importHermesPython(original, original);
+  const store = await openSessionStore(original);
+  try {
+    await assertCompactedImport(store, report);
+  } finally {
+    store.close();
+  }
 });
 
 test("import copies every session and message with ids, lineage, titles, counters, tool calls and reasoning", async () => {

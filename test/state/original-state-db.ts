@@ -2,6 +2,9 @@
  * Builds a `state.db` in the layout the original Python Hermes writes (schema version 17, or an
  * older one with fewer columns), for the drop-in import tests.
  */
+import assert from "node:assert/strict";
+import type { ImportReport } from "../../src/state/import-hermes-python.js";
+import type { SessionStore } from "../../src/state/session-store.js";
 import { openSqliteDatabase } from "../../src/state/sqlite-driver.js";
 
 const V17_SESSION_COLUMNS = `id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, session_key TEXT, chat_id TEXT,
@@ -40,6 +43,8 @@ export interface OriginalSession {
     toolName?: string;
     reasoning?: string;
     active?: 0 | 1;
+    /** With active 0: condensed by an in-place compaction, not rewound. */
+    compacted?: 0 | 1;
   }>;
 }
 
@@ -66,8 +71,8 @@ export function writeOriginalStateDb(path: string, sessions: OriginalSession[], 
       );
   const insertMessage = full
     ? db.prepare(
-        `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, reasoning, active)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, reasoning, active,
+           compacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
     : db.prepare(
         "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -97,7 +102,7 @@ export function writeOriginalStateDb(path: string, sessions: OriginalSession[], 
           m.toolName ?? null,
           session.startedAt + i * 0.5,
         ];
-        if (full) insertMessage.run(...common, m.reasoning ?? null, m.active ?? 1);
+        if (full) insertMessage.run(...common, m.reasoning ?? null, m.active ?? 1, m.compacted ?? 0);
         else insertMessage.run(...common);
       });
     }
@@ -135,4 +140,44 @@ export function zeppelinSession(question: string): OriginalSession {
       { role: "user", content: "an exchange the user rewound", active: 0 },
     ],
   };
+}
+
+const COMPACTED_ID = "20250302_090000_c0ffee";
+
+/** A session the original compacted in place: two archived messages, one rewound, the compacted conversation. */
+export function compactedSession(): OriginalSession {
+  return {
+    id: COMPACTED_ID,
+    startedAt: 1_740_906_000,
+    messages: [
+      { role: "user", content: "plan the narwhal migration", active: 0, compacted: 1 },
+      { role: "assistant", content: "step one: back up", active: 0, compacted: 1 },
+      { role: "user", content: "a question the user rewound", active: 0 },
+      { role: "user", content: "[summary] the narwhal migration was planned" },
+      { role: "assistant", content: "Continuing." },
+    ],
+  };
+}
+
+/** What an import of `compactedSession()` alone must give: archived messages kept, searchable and exported. */
+export async function assertCompactedImport(store: SessionStore, report: ImportReport): Promise<void> {
+  assert.deepEqual(report.messages, { inSource: 5, added: 4, rewound: 1, alreadyImported: 0 });
+  assert.deepEqual(report.mismatches, []);
+  assert.deepEqual(
+    (await store.getMessages(COMPACTED_ID)).map((m) => m.content),
+    ["[summary] the narwhal migration was planned", "Continuing."],
+  );
+  assert.deepEqual(
+    (await store.exportSession(COMPACTED_ID)).messages.map((m) => [m.content, Boolean(m.archived)]),
+    [
+      ["plan the narwhal migration", true],
+      ["step one: back up", true],
+      ["[summary] the narwhal migration was planned", false],
+      ["Continuing.", false],
+    ],
+  );
+  assert.ok(
+    (await store.search("back up")).some((hit) => hit.sessionId === COMPACTED_ID),
+    "archived messages are searchable",
+  );
 }

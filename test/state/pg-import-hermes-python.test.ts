@@ -6,6 +6,8 @@ import { openSessionStore } from "../../src/state/session-store.js";
 import { postgresOrSkip } from "../helpers/postgres.js";
 import {
   appendOriginalMessages,
+  assertCompactedImport,
+  compactedSession,
   type OriginalSession,
   writeOriginalStateDb,
   zeppelinSession,
@@ -25,6 +27,19 @@ function sessions(): OriginalSession[] {
 }
 
 if (pg) {
+  test("postgres: messages the original compacted in place come over archived", async () => {
+    const url = await pg.database();
+    const original = join(tempDir("hermes-pg-import-"), "state.db");
+    writeOriginalStateDb(original, [compactedSession()]);
+    const report = await importHermesPython(original, url);
+    const store = await openSessionStore(url);
+    try {
+      await assertCompactedImport(store, report);
+    } finally {
+      store.close();
+    }
+  });
+
   test("postgres: the original's sessions import straight into PostgreSQL, searchable, and a repeat adds only what is new", async () => {
     const url = await pg.database();
     const original = join(tempDir("hermes-pg-import-"), "state.db");

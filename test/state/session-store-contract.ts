@@ -300,6 +300,43 @@ export function sessionStoreContract(backend: string, freshStore: () => Promise<
     store.close();
   });
 
+  test(`${backend}: compactInPlace archives the conversation under the same id; archived messages stay searchable, exported, and out of reach of truncation`, async () => {
+    const store = await freshStore();
+    const session = await store.createSession({ source: "cli", systemPrompt: "first prompt" });
+    await store.appendMessages(session.id, TURN);
+    const compacted: StoredMessage[] = [
+      { role: "user", content: "[summary] the tokenizer was refactored" },
+      { role: "assistant", content: "Noted." },
+    ];
+    await store.compactInPlace(session.id, "rebuilt prompt", compacted);
+    assert.deepEqual(await store.getMessages(session.id), compacted);
+    const record = await store.getSession(session.id);
+    assert.equal(record?.systemPrompt, "rebuilt prompt");
+    assert.equal(record?.messageCount, TURN.length + compacted.length, "archived messages are still stored");
+    assert.ok(
+      (await store.search("screenshot")).some((hit) => hit.sessionId === session.id),
+      "an archived message is still found",
+    );
+
+    await store.appendMessage(session.id, { role: "user", content: "next question" });
+    assert.equal(await store.truncateMessages(session.id, 2), 1, "only the conversation is truncated");
+    assert.deepEqual(await store.getMessages(session.id), compacted);
+
+    const exported = await store.exportSession(session.id);
+    assert.deepEqual(
+      exported.messages.map((m) => Boolean(m.archived)),
+      [...TURN.map(() => true), false, false],
+    );
+    const other = await freshStore();
+    await other.importSession(JSON.parse(JSON.stringify(exported)));
+    assert.deepEqual(await other.getMessages(session.id), compacted, "an import keeps what was archived archived");
+    assert.deepEqual(await other.exportSession(session.id), exported);
+
+    await assert.rejects(store.compactInPlace("no-such-session", "p", compacted), SessionStoreError);
+    store.close();
+    other.close();
+  });
+
   test(`${backend}: many sessions of one process appending at once all commit, each session in its own order`, async () => {
     const store = await freshStore();
     try {

@@ -125,7 +125,8 @@ test("a version-2 state.db upgrades to the API tables and keeps its sessions and
     DROP TABLE api_session_owners; DELETE FROM schema_version WHERE version > 2;
     DROP TABLE gateway_inbound; DROP TABLE gateway_deliveries; DROP TABLE gateway_pairing_requests;
     DROP TABLE gateway_approved_users; DROP TABLE gateway_session_routes; DROP TABLE gateway_home_channels;
-    DROP TABLE cron_jobs; DROP TABLE cron_runs; DROP TABLE cron_leases; DROP TABLE import_marks;`);
+    DROP TABLE cron_jobs; DROP TABLE cron_runs; DROP TABLE cron_leases; DROP TABLE import_marks;
+    ALTER TABLE messages DROP COLUMN archived;`);
   assert.equal(raw.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'api_%'").pluck().get(), 0);
   raw.close();
 

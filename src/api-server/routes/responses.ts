@@ -26,6 +26,7 @@ export function registerResponses(app: Hono<HonoEnv>, ctx: ServerContext): void 
       memoryScope: c.req.header("x-hermes-session-key"),
       instructions: request.instructions,
       persist: request.store,
+      compressInPlace: false,
     });
     const id = responseId();
     const createdAt = Math.floor(Date.now() / 1000);

@@ -41,7 +41,8 @@ function samplePayload(event: HookEvent, tool: string): Record<string, unknown> 
     case "on_compress":
       return {
         ...session,
-        newSessionId: "hooks-test-2",
+        newSessionId: session.sessionId,
+        inPlace: true,
         messagesBefore: 40,
         messagesAfter: 8,
         tokensBefore: 90000,

@@ -128,7 +128,12 @@ export function registerSessionsCommands(program: Command, io: CommandIo = proce
       );
       if (s.parentSessionId) io.out(`continues ${s.parentSessionId}`);
       io.out("");
-      for (const message of exported.messages) io.out(renderMessage(message));
+      let archivedAbove = false;
+      for (const message of exported.messages) {
+        if (archivedAbove && !message.archived) io.out("── compacted here: the messages above are archived ──");
+        archivedAbove = Boolean(message.archived);
+        io.out(renderMessage(message));
+      }
     });
 
   sessions

@@ -239,6 +239,9 @@ ALTER TABLE gateway_deliveries ADD COLUMN seq BIGSERIAL;
 /** The Runs API lists a key's runs newest first. */
 const V9_RUN_LISTING = "CREATE INDEX idx_api_runs_listing ON api_runs(namespace, created_at);";
 
+/** Messages a compaction in place condensed are archived: kept, searchable, no longer the conversation. */
+const V10_ARCHIVED_MESSAGES = "ALTER TABLE messages ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;";
+
 export const PG_MIGRATIONS: readonly string[] = [
   V1_SESSIONS,
   V2_API,
@@ -249,5 +252,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   V7_API_RESPONSE_ORDER,
   V8_GATEWAY_ORDER,
   V9_RUN_LISTING,
+  V10_ARCHIVED_MESSAGES,
 ];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

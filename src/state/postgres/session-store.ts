@@ -42,7 +42,7 @@ import { fromPgText, toPgText } from "./text.js";
 import { tsQuerySql } from "./ts-query.js";
 
 const MESSAGE_COLUMNS = `id, session_id, role, content, content_is_parts, search_text, tool_calls, tool_call_id,
-  tool_name, finish_reason, reasoning, reasoning_continuity, created_at`;
+  tool_name, finish_reason, reasoning, reasoning_continuity, created_at, archived`;
 
 const INSERT_COLUMNS: ReadonlyArray<keyof MessageInsert> = [
   "session_id",
@@ -57,6 +57,7 @@ const INSERT_COLUMNS: ReadonlyArray<keyof MessageInsert> = [
   "reasoning",
   "reasoning_continuity",
   "created_at",
+  "archived",
 ];
 
 /** A fragment shorter than this is not searched by substring (trigrams need three characters). */
@@ -208,13 +209,17 @@ export class PgSessionStore implements SessionStore {
       const locked = await db.query("SELECT id FROM sessions WHERE id = $1 FOR UPDATE", [sessionId]);
       if (locked.rowCount === 0) throw this.missing(sessionId);
       const { rows } = await db.query<{ id: number }>(
-        "SELECT id FROM messages WHERE session_id = $1 AND role <> 'system' ORDER BY id LIMIT 1 OFFSET $2",
+        "SELECT id FROM messages WHERE session_id = $1 AND archived = 0 AND role <> 'system' ORDER BY id LIMIT 1 OFFSET $2",
         [sessionId, Math.max(0, keep)],
       );
       if (!rows[0]) return 0;
       const removed =
-        (await db.query("DELETE FROM messages WHERE session_id = $1 AND id >= $2", [sessionId, rows[0].id])).rowCount ??
-        0;
+        (
+          await db.query("DELETE FROM messages WHERE session_id = $1 AND archived = 0 AND id >= $2", [
+            sessionId,
+            rows[0].id,
+          ])
+        ).rowCount ?? 0;
       await db.query(
         "UPDATE sessions SET message_count = GREATEST(0, message_count - $1), last_active = $2 WHERE id = $3",
         [removed, Date.now(), sessionId],
@@ -266,12 +271,31 @@ export class PgSessionStore implements SessionStore {
   }
 
   async getMessages(sessionId: string): Promise<StoredMessage[]> {
-    return (await this.messageRows(this.conn.pool, sessionId)).map(toMessage);
+    return (await this.messageRows(this.conn.pool, sessionId, true)).map(toMessage);
   }
 
-  private async messageRows(db: Queryable, sessionId: string): Promise<MessageRow[]> {
+  compactInPlace(sessionId: string, systemPrompt: string, messages: readonly StoredMessage[]): Promise<void> {
+    return this.inOrder(sessionId, () => {
+      const now = Date.now();
+      return this.conn.transaction(async (db) => {
+        const touched = await db.query(
+          "UPDATE sessions SET message_count = message_count + $1, last_active = $2, system_prompt = $3 WHERE id = $4",
+          [messages.length, now, toPgText(systemPrompt), sessionId],
+        );
+        if (touched.rowCount === 0) throw this.missing(sessionId);
+        await db.query("UPDATE messages SET archived = 1 WHERE session_id = $1 AND archived = 0", [sessionId]);
+        await this.insertMessages(
+          db,
+          messages.map((message) => toMessageInsert(sessionId, message, now)),
+        );
+      });
+    });
+  }
+
+  private async messageRows(db: Queryable, sessionId: string, conversationOnly: boolean): Promise<MessageRow[]> {
+    const archived = conversationOnly ? " AND archived = 0" : "";
     const { rows } = await db.query<MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1 ORDER BY id`,
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1${archived} ORDER BY id`,
       [sessionId],
     );
     return rows.map(messageFromPg);
@@ -440,7 +464,7 @@ export class PgSessionStore implements SessionStore {
   async exportSession(id: string): Promise<SessionExport> {
     const session = await this.readSession(this.conn.pool, id);
     if (!session) throw this.missing(id);
-    const messages = await this.messageRows(this.conn.pool, id);
+    const messages = await this.messageRows(this.conn.pool, id, false);
     return { format: "hermes-session", version: 1, session, messages: messages.map(toExportedMessage) };
   }
 
@@ -483,7 +507,9 @@ export class PgSessionStore implements SessionStore {
       );
       await this.insertMessages(
         db,
-        messages.map(({ createdAt, ...message }) => toMessageInsert(session.id, message, createdAt)),
+        messages.map(({ createdAt, archived, ...message }) =>
+          toMessageInsert(session.id, message, createdAt, archived),
+        ),
       );
       return (await this.readSession(db, session.id))!;
     });

@@ -59,6 +59,19 @@ test("sessions show prints the transcript; search finds messages with highlighte
   await assert.rejects(sessions(home, "show", "missing"), /no session with id "missing"/);
 });
 
+test("sessions show marks where a compaction archived the messages above", async () => {
+  const home = tempHome();
+  const id = await seed(home);
+  const store = await SqliteSessionStore.open(join(home, "state.db"));
+  await store.compactInPlace(id, "rebuilt", [{ role: "user", content: "[summary] the report was read" }]);
+  store.close();
+  const lines = (await sessions(home, "show", id)).out.split("\n");
+  const mark = lines.findIndex((line) => line.includes("compacted here"));
+  assert.ok(mark > 0, "the compaction is marked");
+  assert.match(lines.slice(0, mark).join("\n"), /Revenue grew 12% in the quarter/);
+  assert.match(lines.slice(mark).join("\n"), /\[user\] \[summary\] the report was read/);
+});
+
 test("sessions export, delete, import and rename round trip", async () => {
   const home = tempHome();
   const id = await seed(home);
