@@ -75,13 +75,27 @@ const YAML_FIELD =
 
 /** A query-string parameter: ?api_key=...&token=... */
 const QUERY_PARAM =
-  /([?&])((?=[A-Za-z0-9_.-]*?(?:token|key|secret|pass|pw|credential|pat|authorization|cookie|bearer|sig))[A-Za-z0-9_.-]+)=([^&#\s"']+)/gi;
+  /([?&])((?=[A-Za-z0-9_.-]*?(?:token|key|secret|pass|pw|credential|pat|auth|cookie|bearer|sig|jwt|session|code))[A-Za-z0-9_.-]+)=([^&#\s"']+)/gi;
+
+/**
+ * Query parameters that carry a credential though their names say nothing of one: OAuth codes,
+ * session ids, JWTs and the signatures of pre-signed S3 and Cloud Storage URLs.
+ */
+/** Where a query parameter that may hold a secret starts: the lines the query pass looks at. */
+const QUERY_NAME_START =
+  /[?&][A-Za-z0-9_.-]{0,40}?(?:token|key|secret|pass|pw|credential|pat|auth|cookie|bearer|sig|jwt|session|code)/gi;
+
+const QUERY_SECRET_NAMES = /^(?:key|sig|signature|code|session|jwt|auth|x-(?:amz|goog)-signature)$/i;
 
 function masked(strength: SecretStrength, value: string, name: string): string {
   return shouldMaskValue(strength, value, name) ? maskToken(value) : value;
 }
 
 export function maskAssignments(text: string): string {
+  return maskQuerySecrets(maskNamedAssignments(text));
+}
+
+function maskNamedAssignments(text: string): string {
   let out = text;
   // Every pattern here needs a secret word in the name: a text without one has nothing to mask.
   let lines: LineSpan[] = linesWith(out, SECRET_WORD);
@@ -135,12 +149,16 @@ export function maskAssignments(text: string): string {
       },
     );
   }
-  if (out.includes("=")) {
-    // Query strings keep their secrets masked whatever the value looks like: URLs end up in logs.
-    onLines(QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {
-      if (!isSecretName(name) && !/^(?:key|sig|signature)$/i.test(name)) return match;
-      return `${lead}${name}=${masked("strong", value, name)}`;
-    });
-  }
   return out;
+}
+
+/** Query strings keep their secrets masked whatever the value looks like: URLs end up in logs. */
+function maskQuerySecrets(text: string): string {
+  if (!text.includes("=")) return text;
+  const lines = linesWith(text, QUERY_NAME_START);
+  if (lines.length === 0) return text;
+  return replaceOnLines(text, lines, QUERY_PARAM, (match: string, lead: string, name: string, value: string) => {
+    if (!isSecretName(name) && !QUERY_SECRET_NAMES.test(name)) return match;
+    return `${lead}${name}=${masked("strong", value, name)}`;
+  });
 }

@@ -35,6 +35,13 @@ const AUTH_HEADER =
   /\b((?:proxy-)?authorization[ \t]*[:=][ \t]*["']?[A-Za-z][A-Za-z0-9_.+-]*[ \t]+)(?=[A-Za-z0-9._~+/=-]{0,256}\d)([A-Za-z0-9._~+/=-]{12,})/gi;
 
 /**
+ * API-key headers, which carry one opaque value and no scheme word (`curl -H 'x-api-key: ...'`).
+ * The value stops at white space or a quote, so a quoted header keeps its closing quote.
+ */
+const SECRET_HEADER =
+  /\b((?:x-goog-api-key|x-api-key|x-api-token|x-auth-token|x-access-token|api-key|apikey)[ \t]*:[ \t]*)([^\s"']+)/gi;
+
+/**
  * A phone number in E.164 form: `+`, a non-zero digit and 6 to 14 more. A longer digit run or
  * one running on into letters (an id, a hex string) is no phone number.
  */
@@ -95,8 +102,12 @@ function maskPhones(text: string): string {
 
 function maskAuthorization(text: string): string {
   let out = text;
-  if (out.toLowerCase().includes("authorization")) {
+  const lower = out.toLowerCase();
+  if (lower.includes("authorization")) {
     out = out.replace(AUTH_HEADER, (_m: string, header: string, token: string) => `${header}${maskValue(token)}`);
+  }
+  if (lower.includes("key") || lower.includes("-token")) {
+    out = out.replace(SECRET_HEADER, (_m: string, header: string, value: string) => `${header}${maskValue(value)}`);
   }
   if (!mentionsAuthScheme(out)) return out;
   return out.replace(

@@ -63,11 +63,19 @@ test("a name holding the word secret is secret on its own, not only in the pairs
   assert.equal(redactSecrets("JWT_SECRET=hunter2hunter2hunter2"), "JWT_SECRET=hunter...ter2");
 });
 
-test("only key, sig and signature are secret query parameters beyond the secret names", () => {
+test("beyond the secret names, keys, signatures, OAuth codes, sessions and JWTs are secret query parameters", () => {
   assert.equal(redactSecrets("https://x.test/a?key=abcdefghij0123456789"), "https://x.test/a?key=abcdef...6789");
+  for (const name of ["code", "session", "jwt", "auth", "sig", "X-Amz-Signature", "X-Goog-Signature"]) {
+    assert.equal(
+      redactSecrets(`https://x.test/cb?state=ok&${name}=Q1w2E3r4T5y6U7i8O9p0&next=1`),
+      `https://x.test/cb?state=ok&${name}=Q1w2E3...9p0&next=1`.replace("9p0&", "O9p0&"),
+      name,
+    );
+  }
   for (const text of [
     "https://example.com/search?q=x&hotkey=ctrl-alt-delete",
     "https://example.com/search?keyword=redaction&signup=true",
+    "https://example.com/map?zipcode=90210&encode=utf8&sessions_page=2",
   ]) {
     assert.equal(redactSecrets(text), text);
   }

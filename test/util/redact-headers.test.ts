@@ -30,3 +30,14 @@ test("a credential without a digit, or Basic outside a header, is left alone", (
     assert.equal(redactSecrets(text), text);
   }
 });
+
+test("API-key headers are masked in curl commands, quoted or not, and their quotes stay", () => {
+  const cases: Array<[string, string]> = [
+    ["curl -H 'x-api-key: Q1w2E3r4T5y6U7i8O9p0' https://a.test", "curl -H 'x-api-key: Q1w2E3...O9p0' https://a.test"],
+    ['curl -H "X-Goog-Api-Key: Q1w2E3r4T5y6U7i8O9p0"', 'curl -H "X-Goog-Api-Key: Q1w2E3...O9p0"'],
+    ["X-Auth-Token:Q1w2E3r4T5y6U7i8O9p0", "X-Auth-Token:Q1w2E3...O9p0"],
+    ['{"headers": "x-access-token: shortone"}', '{"headers": "x-access-token: ***"}'],
+  ];
+  for (const [input, expected] of cases) assert.equal(redactSecrets(input), expected, input);
+  for (const text of ["Monkey: banana", "x-api-keys-rotated: weekly"]) assert.equal(redactSecrets(text), text);
+});
