@@ -44,6 +44,8 @@ export interface PlatformEntry {
   label: string;
   /** Variables whose presence turns the platform on (all of them are needed). */
   enablingEnv: string[];
+  /** Another set of variables that turns it on as well (Matrix: a user id and password instead of a token). */
+  alsoEnablingEnv?: string[];
   setup: SetupField[];
   /** Where a user gets the credentials, shown by setup. */
   setupHint: string;
@@ -106,6 +108,7 @@ export const PLATFORM_CATALOG: readonly PlatformEntry[] = [
     name: "matrix",
     label: "Matrix",
     enablingEnv: ["MATRIX_HOMESERVER", "MATRIX_ACCESS_TOKEN"],
+    alsoEnablingEnv: ["MATRIX_HOMESERVER", "MATRIX_USER_ID", "MATRIX_PASSWORD"],
     setupHint:
       "Make an account for the bot on your homeserver, log in as it once and copy its access token (Element: Settings > Help & About); user ids look like @alice:example.org.",
     setup: [
@@ -153,7 +156,8 @@ export function platformEnabled(config: HermesConfig, env: Env, name: string): b
   if (own?.enabled) return true;
   const entry = catalogEntry(name);
   if (!entry) return false;
-  if (entry.enablingEnv.every((variable) => Boolean(env[variable]?.trim()))) return true;
+  const allSet = (variables: readonly string[]) => variables.every((variable) => Boolean(env[variable]?.trim()));
+  if (allSet(entry.enablingEnv) || (entry.alsoEnablingEnv && allSet(entry.alsoEnablingEnv))) return true;
   // A token given in config.yaml counts as credentials too.
   return entry.enablingEnv.length === 1 && Boolean(own?.token);
 }

@@ -149,6 +149,16 @@ export class FakeMatrix {
     }
     const fault = this.state.takeFault(routeOf(method, path));
     if (fault) return this.respond(res, method, path, url.searchParams, body, fault);
+    if (method === "POST" && path === "/login") {
+      return this.respond(
+        res,
+        method,
+        path,
+        url.searchParams,
+        { ...body, password: "[given]" },
+        this.state.logIn(body),
+      );
+    }
     if (!token)
       return this.respond(
         res,
@@ -158,7 +168,7 @@ export class FakeMatrix {
         body,
         matrixError(401, "M_MISSING_TOKEN", "Missing access token"),
       );
-    if (token !== this.state.token) {
+    if (!this.state.sessions.has(token)) {
       const reply = matrixError(401, "M_UNKNOWN_TOKEN", "Invalid access token passed.", { soft_logout: false });
       return this.respond(res, method, path, url.searchParams, body, reply);
     }
@@ -188,7 +198,7 @@ export class FakeMatrix {
       this.syncs += 1;
       return this.respond(res, method, path, url.searchParams, body, reply);
     }
-    this.respond(res, method, path, url.searchParams, body, this.state.routes(method, path, body));
+    this.respond(res, method, path, url.searchParams, body, this.state.routes(method, path, body, token));
   }
 
   private respond(

@@ -7,6 +7,8 @@
 import { randomBytes } from "node:crypto";
 
 export const SERVER_NAME = "fake.local";
+/** The bot account's password on every fake homeserver. */
+export const FAKE_PASSWORD = "correct horse battery staple";
 
 export function opaque(length = 18): string {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -89,9 +91,40 @@ export class FakeMatrixState {
   readonly bot: FakeUser;
   private readonly txns = new Map<string, string>();
   private readonly faults = new Map<string, RouteFault[]>();
+  /** Access tokens the server accepts, with the device each belongs to. */
+  readonly sessions = new Map<string, string>();
+  /** The bot account's password (undefined: password login is refused). */
+  password: string | undefined = FAKE_PASSWORD;
+  /** Devices password logins created, in order. */
+  readonly loginDevices: string[] = [];
 
   constructor(readonly token: string) {
     this.bot = this.addUser("hermes", "Hermes");
+    this.sessions.set(token, "FAKEDEVICE");
+  }
+
+  /** Ends every session of `device` (an admin logging the device out): its tokens stop working. */
+  revokeDevice(device: string): void {
+    for (const [token, owner] of this.sessions) if (owner === device) this.sessions.delete(token);
+  }
+
+  /** `POST /login`, the one call made without a token. */
+  logIn(body: Record<string, unknown>): Reply {
+    const identifier = body.identifier as { type?: string; user?: string } | undefined;
+    const user = identifier?.user ?? (body.user as string | undefined);
+    const userId = user?.startsWith("@") ? user : `@${user}:${SERVER_NAME}`;
+    if (body.type !== "m.login.password" || identifier?.type !== "m.id.user") {
+      return matrixError(400, "M_UNKNOWN", "Unknown login type");
+    }
+    if (this.password === undefined || userId !== this.bot.userId || body.password !== this.password) {
+      return matrixError(403, "M_FORBIDDEN", "Invalid username or password");
+    }
+    const device = typeof body.device_id === "string" && body.device_id ? body.device_id : `DEV${opaque(8)}`;
+    this.revokeDevice(device);
+    const token = `syt_${opaque(24)}`;
+    this.sessions.set(token, device);
+    this.loginDevices.push(device);
+    return { status: 200, body: { access_token: token, device_id: device, user_id: this.bot.userId } };
   }
 
   addUser(localpart: string, displayName = localpart): FakeUser {
@@ -159,13 +192,16 @@ export class FakeMatrixState {
     return event.edits.at(-1) ?? String(event.content.body ?? "");
   }
 
-  routes(method: string, path: string, body: Record<string, unknown>): Reply {
+  routes(method: string, path: string, body: Record<string, unknown>, token = this.token): Reply {
     const parts = path.split("/").map(decodeURIComponent);
     const route = routeOf(method, path);
     const room = parts[2] ? this.rooms.get(parts[2]) : undefined;
     switch (route) {
       case "GET /account/whoami":
-        return { status: 200, body: { user_id: this.bot.userId, device_id: "FAKEDEVICE" } };
+        return { status: 200, body: { user_id: this.bot.userId, device_id: this.sessions.get(token) } };
+      case "POST /logout":
+        this.sessions.delete(token);
+        return { status: 200, body: {} };
       case "GET /profile/:user/displayname": {
         const user = this.users.get(parts[2] ?? "");
         return user

@@ -90,7 +90,7 @@ test("the homeserver address is checked and tidied, and missing credentials say 
   );
   assert.throws(
     () => createAdapter(contextWith("", { MATRIX_HOMESERVER: "https://m.org", MATRIX_PASSWORD: "pw" })),
-    /MATRIX_PASSWORD is set but password login is not supported/,
+    /MATRIX_PASSWORD is set without MATRIX_USER_ID; set MATRIX_USER_ID/,
   );
   assert.throws(
     () => createAdapter(contextWith("", { MATRIX_ACCESS_TOKEN: "t" })),

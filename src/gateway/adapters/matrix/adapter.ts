@@ -21,6 +21,7 @@ import { MatrixHttpError } from "./errors.js";
 import { downloadFile, uploadFile } from "./files.js";
 import { markdownToHtml } from "./format.js";
 import { type BotIdentity, judgeMessage, type MatrixEvent, type MatrixRoomRules } from "./inbound.js";
+import { logIn, MatrixSessionStore, type PasswordLogin, PasswordRefused } from "./login.js";
 import { CLIENT_V3, MatrixRest } from "./rest.js";
 import { RoomDirectory } from "./rooms.js";
 import { type JoinedRoomSync, MatrixSync, type SyncResponse } from "./sync.js";
@@ -29,7 +30,9 @@ import { SyncPositionStore } from "./sync-position.js";
 export interface MatrixAdapterOptions {
   /** The homeserver's address, e.g. https://matrix.example.org (no trailing slash). */
   homeserver: string;
-  token: string;
+  /** The bot's access token; without one, `login` signs in with a password. */
+  token?: string;
+  login?: PasswordLogin;
   home: string;
   rules: MatrixRoomRules;
   log: (line: string) => void;
@@ -53,6 +56,8 @@ export class MatrixAdapter implements PlatformAdapter {
   private readonly rest: MatrixRest;
   private readonly sync: MatrixSync;
   private readonly positions: SyncPositionStore;
+  /** Set once the homeserver refused the password: later connects fail without asking again. */
+  private refused: PasswordRefused | undefined;
   private readonly rooms = new RoomDirectory();
   private events: AdapterEvents | undefined;
   private bot: BotIdentity = { userId: "", displayName: "" };
@@ -65,7 +70,12 @@ export class MatrixAdapter implements PlatformAdapter {
 
   constructor(private readonly options: MatrixAdapterOptions) {
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-    this.rest = new MatrixRest({ homeserver: options.homeserver, token: options.token, timeoutMs: requestTimeoutMs });
+    if (!options.token && !options.login) throw new Error("matrix: an access token or a password login is needed");
+    this.rest = new MatrixRest({
+      homeserver: options.homeserver,
+      token: options.token ?? "",
+      timeoutMs: requestTimeoutMs,
+    });
     this.positions = new SyncPositionStore(options.home, () => `${options.homeserver} ${this.bot.userId}`, options.log);
     this.sync = new MatrixSync({
       rest: this.rest,
@@ -79,7 +89,7 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   async connect(events: AdapterEvents): Promise<void> {
-    const userId = await this.whoAmI();
+    const userId = this.options.token ? await this.whoAmI() : await this.signIn(this.options.login!);
     this.bot = { userId, displayName: await this.displayName(userId) };
     this.events = events;
     await this.sync.start();
@@ -183,22 +193,58 @@ export class MatrixAdapter implements PlatformAdapter {
     return { messageId: sent.event_id ?? null };
   }
 
-  private async whoAmI(): Promise<string> {
-    let me: { user_id?: string };
+  /** Reuses the saved session of a password login while the homeserver accepts it, else logs in again. */
+  private async signIn(login: PasswordLogin): Promise<string> {
+    if (this.refused) throw this.refused;
+    const sessions = new MatrixSessionStore(this.options.home, `${this.options.homeserver} ${login.userId}`);
+    const saved = sessions.load();
+    if (saved) {
+      this.rest.setToken(saved.accessToken);
+      try {
+        return await this.askWhoAmI();
+      } catch (error) {
+        if (!(error instanceof MatrixHttpError && error.status === 401)) throw error;
+        this.options.log("matrix: the saved login session is no longer accepted; logging in again");
+      }
+    }
+    let session: Awaited<ReturnType<typeof logIn>>;
     try {
-      me = await this.rest.get<{ user_id?: string }>(`${CLIENT_V3}/account/whoami`);
+      session = await logIn(this.rest, login, saved?.deviceId);
+    } catch (error) {
+      if (error instanceof PasswordRefused) this.refused = error;
+      throw error;
+    }
+    this.rest.setToken(session.accessToken);
+    try {
+      sessions.save(session);
+    } catch (error) {
+      this.options.log(
+        `matrix: could not save the login session: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    this.options.log(`matrix: logged in as ${session.userId} (device ${session.deviceId || "unknown"})`);
+    return this.whoAmI();
+  }
+
+  private async askWhoAmI(): Promise<string> {
+    const me = await this.rest.get<{ user_id?: string }>(`${CLIENT_V3}/account/whoami`);
+    if (!me?.user_id)
+      throw new Error("the homeserver's whoami named no user; is MATRIX_HOMESERVER a Matrix homeserver?");
+    return me.user_id;
+  }
+
+  private async whoAmI(): Promise<string> {
+    try {
+      return await this.askWhoAmI();
     } catch (error) {
       if (error instanceof MatrixHttpError && error.status === 401) {
         throw new Error(
-          `the Matrix homeserver at ${this.options.homeserver} rejected MATRIX_ACCESS_TOKEN (HTTP 401 ${error.errcode ?? ""}): ` +
+          `the Matrix homeserver at ${this.options.homeserver} rejected ${this.options.token ? "MATRIX_ACCESS_TOKEN" : "the access token its login gave"} (HTTP 401 ${error.errcode ?? ""}): ` +
             "log in as the bot again (Element: Settings > Help & About > Access Token) and save the new token as MATRIX_ACCESS_TOKEN",
         );
       }
       throw error;
     }
-    if (!me?.user_id)
-      throw new Error("the homeserver's whoami named no user; is MATRIX_HOMESERVER a Matrix homeserver?");
-    return me.user_id;
   }
 
   /** The bot's display name, which people write to mention it (none when it has none). */

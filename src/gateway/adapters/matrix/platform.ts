@@ -2,7 +2,7 @@
  * The Matrix platform module: settings from the environment and config.yaml, and the token probe
  * `hermes doctor` runs. The homeserver is MATRIX_HOMESERVER (or `platforms.matrix.extra.homeserver`),
  * the token MATRIX_ACCESS_TOKEN (or `platforms.matrix.token`): an access token of the bot's
- * account. The room rules come from the `matrix:` section, each overridden by its variable when
+ * account; without one, MATRIX_USER_ID and MATRIX_PASSWORD log in (see login.ts). The room rules come from the `matrix:` section, each overridden by its variable when
  * that is set (MATRIX_REQUIRE_MENTION, MATRIX_FREE_RESPONSE_ROOMS, MATRIX_ALLOWED_ROOMS);
  * MATRIX_AUTO_THREAD=false answers room mentions in the room instead of a thread.
  */
@@ -18,12 +18,10 @@ import { serverBaseUrl } from "../server-address.js";
 import { MatrixAdapter } from "./adapter.js";
 import { MatrixHttpError } from "./errors.js";
 import type { MatrixRoomRules } from "./inbound.js";
+import { logIn, type PasswordLogin, PasswordRefused } from "./login.js";
 import { CLIENT_V3, MatrixRest } from "./rest.js";
 
-interface Credentials {
-  homeserver: string;
-  token: string;
-}
+type Credentials = { homeserver: string } & ({ token: string } | { login: PasswordLogin });
 
 /** The server's address without a trailing slash or a pasted API path, or why it is unusable. */
 export function homeserverAddress(raw: string): { url: string } | { problem: string } {
@@ -45,14 +43,16 @@ function credentials(context: PlatformContext): Credentials | { problem: string;
     };
   }
   const token = platformSetting(context, "matrix", "MATRIX_ACCESS_TOKEN", "token");
-  if (!token) {
-    const password = context.env.MATRIX_PASSWORD?.trim();
-    return {
-      problem: password ? "MATRIX_PASSWORD is set but password login is not supported" : "no access token",
-      hint: "log in as the bot once (Element: Settings > Help & About > Access Token) and set MATRIX_ACCESS_TOKEN",
-    };
-  }
-  return { homeserver: address.url, token };
+  if (token) return { homeserver: address.url, token };
+  const userId = context.env.MATRIX_USER_ID?.trim();
+  const password = context.env.MATRIX_PASSWORD ?? "";
+  if (userId && password) return { homeserver: address.url, login: { userId, password } };
+  return {
+    problem: password ? "MATRIX_PASSWORD is set without MATRIX_USER_ID" : "no access token",
+    hint: password
+      ? "set MATRIX_USER_ID to the bot's user id (@bot:example.org) for password login"
+      : "set MATRIX_ACCESS_TOKEN (Element: Settings > Help & About > Access Token), or MATRIX_USER_ID and MATRIX_PASSWORD",
+  };
 }
 
 export function roomRules(context: PlatformContext): MatrixRoomRules {
@@ -81,11 +81,21 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
 export async function probe(context: PlatformContext, timeoutMs: number): Promise<ProbeResult> {
   const found = credentials(context);
   if ("problem" in found) return { ok: false, detail: found.problem, hint: found.hint };
-  const rest = new MatrixRest({ ...found, timeoutMs });
+  const rest = new MatrixRest({ homeserver: found.homeserver, token: "token" in found ? found.token : "", timeoutMs });
   try {
+    if ("login" in found) {
+      // A probe must not add a session to the account: it logs in and out again.
+      rest.setToken((await logIn(rest, found.login)).accessToken);
+      const me = await rest.get<{ user_id?: string }>(`${CLIENT_V3}/account/whoami`);
+      await rest.post(`${CLIENT_V3}/logout`, {}).catch(() => undefined);
+      return { ok: true, detail: `${me.user_id ?? found.login.userId} on ${found.homeserver} (password login)` };
+    }
     const me = await rest.get<{ user_id?: string }>(`${CLIENT_V3}/account/whoami`);
     return { ok: true, detail: `${me.user_id ?? "(no user id)"} on ${found.homeserver}` };
   } catch (error) {
+    if (error instanceof PasswordRefused) {
+      return { ok: false, detail: error.message, hint: "check MATRIX_USER_ID and MATRIX_PASSWORD" };
+    }
     if (error instanceof MatrixHttpError && error.status === 401) {
       return {
         ok: false,

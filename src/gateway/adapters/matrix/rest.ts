@@ -19,13 +19,24 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** A raw body (an upload) with its content type, instead of JSON. */
   raw?: { data: Blob; contentType: string };
+  /** Sent without the access token (the login itself). */
+  anonymous?: boolean;
 }
 
 /** The Client-Server API's root. */
 export const CLIENT_V3 = "/_matrix/client/v3";
 
 export class MatrixRest {
-  constructor(private readonly options: MatrixRestOptions) {}
+  private token: string;
+
+  constructor(private readonly options: MatrixRestOptions) {
+    this.token = options.token;
+  }
+
+  /** The access token later calls carry (one a password login obtained). */
+  setToken(token: string): void {
+    this.token = token;
+  }
 
   get<T>(path: string, call: CallOptions = {}): Promise<T> {
     return this.call<T>("GET", path, undefined, call);
@@ -57,7 +68,7 @@ export class MatrixRest {
 
   private async send(method: Method, path: string, body: unknown, call: CallOptions): Promise<Response> {
     const action = `${method} ${route(path)}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.token}` };
+    const headers: Record<string, string> = call.anonymous ? {} : { authorization: `Bearer ${this.token}` };
     let payload: string | Blob | undefined;
     if (call.raw) {
       headers["content-type"] = call.raw.contentType;
