@@ -45,6 +45,14 @@ export function parseCommand(text: string): ParsedCommand | undefined {
   return { name: (match[1] as string).toLowerCase(), args: (match[2] ?? "").trim() };
 }
 
+/** `!name args` for a built-in command `name` (see PlatformAdapter.bangCommands); undefined otherwise. */
+export function parseBangCommand(text: string): ParsedCommand | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("!")) return undefined;
+  const parsed = parseCommand(`/${trimmed.slice(1)}`);
+  return parsed && Object.hasOwn(COMMANDS, parsed.name) ? parsed : undefined;
+}
+
 function agentOf(ctx: CommandContext) {
   return ctx.runner.cachedAgent(ctx.sessionKey);
 }

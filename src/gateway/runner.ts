@@ -18,7 +18,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../tools/registry.js";
 import { type AuthDecision, authorize, pairingReply, requestPairing } from "./authorization.js";
 import { deliverBackgroundResults } from "./background-results.js";
 import { askApprovalInChat, askQuestionInChat } from "./chat-prompts.js";
-import { type CommandContext, handleCommand, type ParsedCommand, parseCommand } from "./commands.js";
+import { type CommandContext, handleCommand, type ParsedCommand, parseBangCommand, parseCommand } from "./commands.js";
 import { DecidedAhead } from "./decided-ahead.js";
 import { type DeliveryMirror, DeliveryQueue } from "./delivery.js";
 import { PendingInteractions } from "./interactions.js";
@@ -395,7 +395,9 @@ export class GatewayRunner {
 
   /** The slash command a message carries; signed senders (webhooks) write prompts, not commands. */
   commandIn(message: InboundMessage): ParsedCommand | undefined {
-    return this.adapters.get(message.platform)?.authenticatesSenders ? undefined : parseCommand(message.text);
+    const adapter = this.adapters.get(message.platform);
+    if (adapter?.authenticatesSenders) return undefined;
+    return parseCommand(message.text) ?? (adapter?.bangCommands ? parseBangCommand(message.text) : undefined);
   }
 
   /** A new turn for a session: run now, or by the busy-input mode when the session is busy. */

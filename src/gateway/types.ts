@@ -144,6 +144,11 @@ export interface PlatformAdapter {
   /** The adapter proves who sent each message itself (webhook signatures): no allowlist applies. */
   readonly authenticatesSenders?: boolean;
   /**
+   * Commands may also start with `!` (`!new`): for clients that keep `/` for their own commands
+   * (Element, on Matrix). Only the gateway's own commands are read so; other `!` text is a message.
+   */
+  readonly bangCommands?: boolean;
+  /**
    * Set when only one process at a time may listen (a Telegram bot token allows one long-poll
    * reader): the name replicas sharing a store elect one listener under.
    */

@@ -39,6 +39,8 @@ test("the matrix section's keys are read as strings or lists, MATRIX_* variables
     freeResponseRooms: new Set(["!a:x", "!b:x"]),
     allowedRooms: new Set(["!c:x"]),
     replyInThreads: true,
+    ignoreUsers: [],
+    processNotices: false,
   });
   const overridden = contextWith(yaml, {
     MATRIX_REQUIRE_MENTION: "true",
@@ -51,6 +53,8 @@ test("the matrix section's keys are read as strings or lists, MATRIX_* variables
     freeResponseRooms: new Set(["!x:x"]),
     allowedRooms: new Set(["!y:x", "!z:x"]),
     replyInThreads: false,
+    ignoreUsers: [],
+    processNotices: false,
   });
   assert.deepEqual(contextWith("", {}).config.matrix, {
     require_mention: true,

@@ -41,6 +41,8 @@ export interface MatrixAdapterOptions {
   requestTimeoutMs?: number;
   /** How long one `/sync` long poll may wait for events (default 30 s). */
   pollTimeoutMs?: number;
+  /** A reply's `@room` notifies the whole room (MATRIX_ALLOW_ROOM_MENTIONS; off by default). */
+  allowRoomMentions?: boolean;
 }
 
 /** Matrix sets no hard limit; clients render messages past about 4,000 characters poorly. */
@@ -53,6 +55,7 @@ export class MatrixAdapter implements PlatformAdapter {
   readonly platform = "matrix";
   readonly maxMessageLength = MATRIX_MESSAGE_LIMIT;
   readonly canEdit = true;
+  readonly bangCommands = true;
   private readonly rest: MatrixRest;
   private readonly sync: MatrixSync;
   private readonly positions: SyncPositionStore;
@@ -107,14 +110,19 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   async send(message: OutboundText): Promise<SentMessage> {
-    return this.sendContent(message.chatId, this.textContent(message.text, message), message.idempotencyKey);
+    const content = this.textContent(message.text, message);
+    // A preview's half-written text may hold half a user id: it pings no one; the final edit does.
+    if (message.preview) content["m.mentions"] = {};
+    return this.sendContent(message.chatId, content, message.idempotencyKey);
   }
 
-  async edit(address: ChatAddress, messageId: string, text: string): Promise<void> {
+  async edit(address: ChatAddress, messageId: string, text: string, preview?: boolean): Promise<void> {
     const replacement = this.textContent(text, {});
     const fallback = this.textContent(`* ${text}`, {});
     await this.sendContent(address.chatId, {
       ...fallback,
+      // Only the final text notifies, once: previews (and the message they started as) pinged no one.
+      "m.mentions": preview ? {} : replacement["m.mentions"],
       "m.new_content": replacement,
       "m.relates_to": { rel_type: "m.replace", event_id: eventId(messageId) },
     });
@@ -162,12 +170,16 @@ export class MatrixAdapter implements PlatformAdapter {
     return this.sendFile(address, path, caption);
   }
 
-  private textContent(text: string, address: Partial<ChatAddress> & { replyTo?: string | null }) {
+  private textContent(
+    text: string,
+    address: Partial<ChatAddress> & { replyTo?: string | null },
+  ): Record<string, unknown> & { "m.mentions": ReturnType<typeof mentionsIn> } {
     return {
       msgtype: "m.text",
       body: text,
       format: "org.matrix.custom.html",
       formatted_body: markdownToHtml(text),
+      "m.mentions": mentionsIn(text, this.options.allowRoomMentions === true),
       ...this.threadOf(address),
     };
   }
@@ -387,4 +399,20 @@ function eventId(id: string): string {
 
 function txn(): string {
   return `hermes-${randomUUID()}`;
+}
+
+/** A Matrix user id as written in text: `@local:server`, the server with an optional port. */
+const USER_ID = /(?<![\w@])@[a-z0-9._=/+-]+:[A-Za-z0-9.-]+(?::\d+)?(?![\w-])/g;
+
+/**
+ * Whom a message notifies (intentional mentions): the user ids it names, and the whole room only
+ * when `@room` is allowed. Present even when empty, so an `@room` or a display name in the text
+ * alone pings no one.
+ */
+export function mentionsIn(text: string, allowRoom: boolean): { user_ids?: string[]; room?: true } {
+  const ids = [...new Set(text.match(USER_ID) ?? [])].map((id) => id.replace(/[.]+$/, ""));
+  return {
+    ...(ids.length > 0 ? { user_ids: ids } : {}),
+    ...(allowRoom && /(?<![\w@])@room\b/.test(text) ? { room: true as const } : {}),
+  };
 }

@@ -4,7 +4,9 @@
  * `m.mentions.user_ids`), when the room answers freely (`matrix.free_response_rooms`, or
  * `matrix.require_mention: false`), or when it continues a thread the bot already takes part in;
  * `matrix.allowed_rooms`, when set, keeps the bot out of every other room. The bot's own events,
- * notices (what other bots send), edits and anything that is not a message never do.
+ * notices (what other bots send, unless MATRIX_PROCESS_NOTICES), edits, appservice users (a local
+ * part starting with `_`), senders matching MATRIX_IGNORE_USER_PATTERNS and anything that is not
+ * a message never do.
  *
  * Threads: a room conversation lives in the thread (`m.thread`) of the event that started it, so
  * the thread id is the thread's root event, or the event's own id for a new mention (unless
@@ -30,6 +32,10 @@ export interface MatrixRoomRules {
   allowedRooms: ReadonlySet<string>;
   /** Answer a room mention in a thread under it (MATRIX_AUTO_THREAD, default true). */
   replyInThreads: boolean;
+  /** Senders never listened to (MATRIX_IGNORE_USER_PATTERNS: bridge ghosts such as `^@telegram_`). */
+  ignoreUsers?: readonly RegExp[];
+  /** Read `m.notice` messages too (MATRIX_PROCESS_NOTICES; off: notices are what bots send). */
+  processNotices?: boolean;
 }
 
 export interface BotIdentity {
@@ -134,12 +140,19 @@ export function judgeMessage(
     return { accepted: false, why: "no event id or sender" };
   }
   if (sender === context.bot.userId) return { accepted: false, why: "the bot's own message" };
+  if (sender.startsWith("@_")) return { accepted: false, why: "an appservice user" };
+  if (context.rules.ignoreUsers?.some((pattern) => pattern.test(sender))) {
+    return { accepted: false, why: "sender matches MATRIX_IGNORE_USER_PATTERNS" };
+  }
   const content = record(event.content);
   const relation = record(content["m.relates_to"]);
   if (relation.rel_type === "m.replace") return { accepted: false, why: "an edit" };
   const msgtype = typeof content.msgtype === "string" ? content.msgtype : "";
   const file = fileOf(msgtype, content);
-  if (msgtype !== "m.text" && msgtype !== "m.emote" && !file) return { accepted: false, why: `msgtype ${msgtype}` };
+  const notice = msgtype === "m.notice" && context.rules.processNotices === true;
+  if (msgtype !== "m.text" && msgtype !== "m.emote" && !notice && !file) {
+    return { accepted: false, why: `msgtype ${msgtype}` };
+  }
   const body = typeof content.body === "string" ? content.body : "";
   const rootId =
     relation.rel_type === "m.thread" && typeof relation.event_id === "string" && relation.event_id

@@ -63,7 +63,23 @@ export function roomRules(context: PlatformContext): MatrixRoomRules {
     freeResponseRooms: idSet(envList(env.MATRIX_FREE_RESPONSE_ROOMS) ?? section.free_response_rooms),
     allowedRooms: idSet(envList(env.MATRIX_ALLOWED_ROOMS) ?? section.allowed_rooms),
     replyInThreads: envFlag("matrix", "MATRIX_AUTO_THREAD", env.MATRIX_AUTO_THREAD) ?? true,
+    ignoreUsers: ignorePatterns(env.MATRIX_IGNORE_USER_PATTERNS),
+    processNotices: envFlag("matrix", "MATRIX_PROCESS_NOTICES", env.MATRIX_PROCESS_NOTICES) ?? false,
   };
+}
+
+/** MATRIX_IGNORE_USER_PATTERNS: comma-separated regular expressions over user ids; a bad one stops the start. */
+function ignorePatterns(raw: string | undefined): RegExp[] {
+  const sources = (envList(raw) ?? []).map((item) => item.trim()).filter(Boolean);
+  return sources.map((source) => {
+    try {
+      return new RegExp(source);
+    } catch (error) {
+      throw new Error(
+        `MATRIX_IGNORE_USER_PATTERNS: "${source}" is not a regular expression (${(error as Error).message}); write e.g. ^@telegram_`,
+      );
+    }
+  });
 }
 
 export function createAdapter(context: PlatformContext): PlatformAdapter {
@@ -75,6 +91,7 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     log: context.log,
     maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
     rules: roomRules(context),
+    allowRoomMentions: envFlag("matrix", "MATRIX_ALLOW_ROOM_MENTIONS", context.env.MATRIX_ALLOW_ROOM_MENTIONS) ?? false,
   });
 }
 

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { mentionsIn } from "../../../src/gateway/adapters/matrix/adapter.js";
+import { roomRules } from "../../../src/gateway/adapters/matrix/platform.js";
+import { bodyOf, dm, finished, startMatrixGateway } from "../../fakes/matrix/gateway.js";
+import { modelRequests, userTexts } from "../harness.js";
+
+const echo = { fallback: (req: Parameters<typeof userTexts>[0]) => ({ text: `heard ${userTexts(req).at(-1)}` }) };
+
+test("!command runs a built-in command for clients that keep / for themselves; other ! text is a message", async () => {
+  const { mx, world, gw, close } = await startMatrixGateway({ provider: echo });
+  try {
+    dm(mx, world, "!stop");
+    await mx.waitFor(() => finished(mx, world.dm).length === 1, "the command's answer");
+    assert.equal(bodyOf(finished(mx, world.dm)[0]!), "Nothing is running.");
+    dm(mx, world, "!important: the build is red");
+    await mx.waitFor(() => finished(mx, world.dm).length === 2, "the agent's answer");
+    assert.equal(bodyOf(finished(mx, world.dm)[1]!), "heard !important: the build is red");
+    assert.equal(modelRequests(gw.fake).length, 1, "only the ordinary message reached the model");
+  } finally {
+    await close();
+  }
+});
+
+test("appservice users and MATRIX_IGNORE_USER_PATTERNS senders are not listened to, not even for a pairing code; notices only when asked", async () => {
+  const { mx, world, close } = await startMatrixGateway({
+    provider: echo,
+    rules: () => ({ ignoreUsers: [/^@telegram_/], processNotices: true }),
+  });
+  try {
+    const appservice = mx.state.addUser("_bridgebot", "Bridge");
+    const ghost = mx.state.addUser("telegram_4242", "Bob (Telegram)");
+    const bridgeDm = mx.state.addRoom("", [appservice]);
+    const ghostDm = mx.state.addRoom("", [ghost]);
+    mx.userSays(appservice, bridgeDm, "hello from the bridge");
+    mx.userSays(ghost, ghostDm, "hello from telegram");
+    mx.userSays(world.alice, world.dm, "a notice from alice's script", { msgtype: "m.notice" });
+    await mx.waitFor(() => finished(mx, world.dm).length === 1, "the answer to the notice");
+    assert.equal(bodyOf(finished(mx, world.dm)[0]!), "heard a notice from alice's script");
+    assert.deepEqual(finished(mx, bridgeDm), [], "no reply, no pairing code");
+    assert.deepEqual(finished(mx, ghostDm), []);
+  } finally {
+    await close();
+  }
+});
+
+test("replies mention the users they name and never the whole room unless MATRIX_ALLOW_ROOM_MENTIONS", async () => {
+  const reply = { fallback: { text: "@room: @alice:fake.local asked, and @bob:example.org:8448 agreed." } };
+  for (const allowRoomMentions of [false, true]) {
+    const { mx, world, close } = await startMatrixGateway({ provider: reply, adapter: { allowRoomMentions } });
+    try {
+      dm(mx, world, "who agreed?");
+      await mx.waitFor(() => finished(mx, world.dm).length === 1, "the answer");
+      const sent = finished(mx, world.dm)[0]!;
+      // A streamed reply grows by edits: the previews ping no one (they may hold half an id); the
+      // final edit notifies whom the whole text names.
+      const edits = mx.state.stream.filter(
+        (e) => (e.content["m.relates_to"] as { event_id?: string } | undefined)?.event_id === sent.event_id,
+      );
+      assert.ok(edits.length > 0, "the reply was streamed");
+      assert.deepEqual(sent.content["m.mentions"], {});
+      for (const edit of edits.slice(0, -1)) assert.deepEqual(edit.content["m.mentions"], {});
+      const expected = {
+        user_ids: ["@alice:fake.local", "@bob:example.org:8448"],
+        ...(allowRoomMentions ? { room: true } : {}),
+      };
+      const last = edits.at(-1)!.content;
+      assert.deepEqual(last["m.mentions"], expected);
+      assert.deepEqual((last["m.new_content"] as Record<string, unknown>)["m.mentions"], expected);
+    } finally {
+      await close();
+    }
+  }
+  assert.deepEqual(mentionsIn("no one here, mail me@example.org", false), {});
+  assert.deepEqual(mentionsIn("ask @carol:matrix.org.", false), { user_ids: ["@carol:matrix.org"] });
+});
+
+test("MATRIX_IGNORE_USER_PATTERNS and MATRIX_PROCESS_NOTICES are read from the environment; a bad pattern names the variable", () => {
+  const context = (env: Record<string, string>) => ({
+    config: { matrix: { require_mention: true, free_response_rooms: [], allowed_rooms: [] } },
+    env,
+    home: "/nonexistent",
+    log: () => undefined,
+  });
+  const rules = roomRules(
+    context({ MATRIX_IGNORE_USER_PATTERNS: "^@telegram_, ^@whatsapp_", MATRIX_PROCESS_NOTICES: "true" }) as never,
+  );
+  assert.deepEqual(
+    rules.ignoreUsers?.map((pattern) => pattern.source),
+    ["^@telegram_", "^@whatsapp_"],
+  );
+  assert.equal(rules.processNotices, true);
+  assert.throws(
+    () => roomRules(context({ MATRIX_IGNORE_USER_PATTERNS: "^@(telegram" }) as never),
+    /MATRIX_IGNORE_USER_PATTERNS: "\^@\(telegram" is not a regular expression/,
+  );
+});
