@@ -74,7 +74,9 @@ export function routeOf(method: string, path: string): string {
       if (segment.startsWith("!")) return ":room";
       if (segment.startsWith("$")) return ":event";
       if (segment.startsWith("@")) return ":user";
-      if (all[index - 1] === "m.room.message" || all[index - 2] === "redact") return ":txn";
+      if (all[index - 1] === "m.room.message" || all[index - 1] === "m.reaction" || all[index - 2] === "redact") {
+        return ":txn";
+      }
       return segment;
     })
     .join("/");
@@ -187,6 +189,15 @@ export class FakeMatrixState {
     );
   }
 
+  /** The reactions the bot has on `eventId` now (redacted ones gone), by emoji. */
+  reactionsOn(eventId: string): string[] {
+    return this.stream
+      .filter((e) => e.type === "m.reaction" && !e.redacted && e.sender === this.bot.userId)
+      .map((e) => e.content["m.relates_to"] as { event_id?: string; key?: string })
+      .filter((relation) => relation.event_id === eventId)
+      .map((relation) => relation.key ?? "");
+  }
+
   /** The body a message shows now. */
   static bodyOf(event: FakeEvent): string {
     return event.edits.at(-1) ?? String(event.content.body ?? "");
@@ -219,6 +230,15 @@ export class FakeMatrixState {
       }
       case "PUT /rooms/:room/send/m.room.message/:txn":
         return this.sendMessage(room, parts[5] ?? "", body);
+      case "PUT /rooms/:room/send/m.reaction/:txn": {
+        if (!room?.members.has(this.bot.userId)) return matrixError(403, "M_FORBIDDEN", "User not in room");
+        const relation = body["m.relates_to"] as { rel_type?: string; event_id?: string; key?: string } | undefined;
+        if (relation?.rel_type !== "m.annotation" || !relation.event_id || !relation.key) {
+          return matrixError(400, "M_BAD_JSON", "A reaction needs an m.annotation relation with a key");
+        }
+        const event = this.append(room.id, this.bot.userId, "m.reaction", body);
+        return { status: 200, body: { event_id: event.event_id } };
+      }
       case "PUT /rooms/:room/typing/:user":
         if (parts[4] !== this.bot.userId)
           return matrixError(403, "M_FORBIDDEN", "Cannot set another user's typing state");

@@ -95,3 +95,27 @@ test("MATRIX_IGNORE_USER_PATTERNS and MATRIX_PROCESS_NOTICES are read from the e
     /MATRIX_IGNORE_USER_PATTERNS: "\^@\(telegram" is not a regular expression/,
   );
 });
+
+test("a message gets 👀 while the agent works on it and ✅ once answered; MATRIX_REACTIONS=false sends none", async () => {
+  for (const reactions of [true, false]) {
+    const { mx, world, close } = await startMatrixGateway({ provider: echo, adapter: { reactions } });
+    try {
+      const asked = dm(mx, world, "how are you?");
+      await mx.waitFor(() => finished(mx, world.dm).length === 1, "the answer");
+      if (reactions) {
+        await mx.waitFor(() => mx.state.reactionsOn(asked.event_id).join() === "✅", "✅ and the 👀 taken back");
+        const sent = mx.state.stream
+          .filter((e) => e.type === "m.reaction")
+          .map((e) => (e.content["m.relates_to"] as { key: string }).key);
+        assert.deepEqual(sent, ["👀", "✅"]);
+      } else {
+        assert.deepEqual(
+          mx.state.stream.filter((e) => e.type === "m.reaction"),
+          [],
+        );
+      }
+    } finally {
+      await close();
+    }
+  }
+});

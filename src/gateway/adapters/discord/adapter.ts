@@ -31,9 +31,9 @@ import type {
   SentMessage,
 } from "../../types.js";
 import { PlatformSendError } from "../../types.js";
+import { Acknowledgements } from "../acks.js";
 import { mediaCap } from "../capped-read.js";
 import { type AccessSettings, DiscordAccess, NO_EXTRA_ACCESS, roleIdsOf } from "./access.js";
-import { Acknowledgements } from "./acks.js";
 import { ChatBackfill } from "./backfill.js";
 import { answeredContent, approvalMessage, parsePress, QuestionChoices, questionMessage } from "./buttons.js";
 import { downloadFiles } from "./downloads.js";

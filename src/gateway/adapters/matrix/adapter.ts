@@ -17,6 +17,7 @@ import type {
   SentMessage,
 } from "../../types.js";
 import { PlatformSendError } from "../../types.js";
+import { Acknowledgements } from "../acks.js";
 import { MatrixHttpError } from "./errors.js";
 import { downloadFile, uploadFile } from "./files.js";
 import { markdownToHtml } from "./format.js";
@@ -43,6 +44,8 @@ export interface MatrixAdapterOptions {
   pollTimeoutMs?: number;
   /** A reply's `@room` notifies the whole room (MATRIX_ALLOW_ROOM_MENTIONS; off by default). */
   allowRoomMentions?: boolean;
+  /** 👀 on a message the agent works on, ✅ once answered (MATRIX_REACTIONS, default true). */
+  reactions?: boolean;
 }
 
 /** Matrix sets no hard limit; clients render messages past about 4,000 characters poorly. */
@@ -59,6 +62,9 @@ export class MatrixAdapter implements PlatformAdapter {
   private readonly rest: MatrixRest;
   private readonly sync: MatrixSync;
   private readonly positions: SyncPositionStore;
+  private readonly acks: Acknowledgements | undefined;
+  /** The reaction events the bot sent, by `event emoji`, so they can be taken back. */
+  private readonly reactionEvents = new Map<string, string>();
   /** Set once the homeserver refused the password: later connects fail without asking again. */
   private refused: PasswordRefused | undefined;
   private readonly rooms = new RoomDirectory();
@@ -79,6 +85,17 @@ export class MatrixAdapter implements PlatformAdapter {
       token: options.token ?? "",
       timeoutMs: requestTimeoutMs,
     });
+    this.acks =
+      options.reactions === false
+        ? undefined
+        : new Acknowledgements(
+            {
+              add: (room, event, emoji) => this.react(room, event, emoji),
+              remove: (room, event, emoji) => this.unreact(room, event, emoji),
+            },
+            options.log,
+            "matrix",
+          );
     this.positions = new SyncPositionStore(options.home, () => `${options.homeserver} ${this.bot.userId}`, options.log);
     this.sync = new MatrixSync({
       rest: this.rest,
@@ -113,7 +130,9 @@ export class MatrixAdapter implements PlatformAdapter {
     const content = this.textContent(message.text, message);
     // A preview's half-written text may hold half a user id: it pings no one; the final edit does.
     if (message.preview) content["m.mentions"] = {};
-    return this.sendContent(message.chatId, content, message.idempotencyKey);
+    const sent = await this.sendContent(message.chatId, content, message.idempotencyKey);
+    await this.acks?.sent(ackKey(message), message.replyTo, sent.messageId, message.preview === true);
+    return sent;
   }
 
   async edit(address: ChatAddress, messageId: string, text: string, preview?: boolean): Promise<void> {
@@ -126,6 +145,7 @@ export class MatrixAdapter implements PlatformAdapter {
       "m.new_content": replacement,
       "m.relates_to": { rel_type: "m.replace", event_id: eventId(messageId) },
     });
+    await this.acks?.edited(ackKey(address), messageId, preview === true);
   }
 
   async delete(address: ChatAddress, messageId: string): Promise<void> {
@@ -137,10 +157,29 @@ export class MatrixAdapter implements PlatformAdapter {
 
   async typing(address: ChatAddress): Promise<void> {
     if (!this.bot.userId) return;
-    await this.rest.put(`${CLIENT_V3}/rooms/${roomPath(address.chatId)}/typing/${enc(this.bot.userId)}`, {
-      typing: true,
-      timeout: 30_000,
-    });
+    try {
+      await this.rest.put(`${CLIENT_V3}/rooms/${roomPath(address.chatId)}/typing/${enc(this.bot.userId)}`, {
+        typing: true,
+        timeout: 30_000,
+      });
+    } finally {
+      await this.acks?.typing(ackKey(address));
+    }
+  }
+
+  private async react(roomId: string, event: string, emoji: string): Promise<void> {
+    const sent = await this.rest.put<{ event_id?: string }>(
+      `${CLIENT_V3}/rooms/${roomPath(roomId)}/send/m.reaction/${txn()}`,
+      { "m.relates_to": { rel_type: "m.annotation", event_id: event, key: emoji } },
+    );
+    if (sent.event_id) this.reactionEvents.set(`${event} ${emoji}`, sent.event_id);
+  }
+
+  private async unreact(roomId: string, event: string, emoji: string): Promise<void> {
+    const reaction = this.reactionEvents.get(`${event} ${emoji}`);
+    if (!reaction) return;
+    this.reactionEvents.delete(`${event} ${emoji}`);
+    await this.rest.put(`${CLIENT_V3}/rooms/${roomPath(roomId)}/redact/${enc(reaction)}/${txn()}`, {});
   }
 
   async sendFile(address: ChatAddress, path: string, caption?: string): Promise<SentMessage> {
@@ -356,6 +395,7 @@ export class MatrixAdapter implements PlatformAdapter {
         inbound.text = [inbound.text, "[a file, not downloaded]"].filter(Boolean).join("\n");
       }
       stored = (await this.events?.inbound(inbound)) ?? false;
+      if (stored) this.acks?.received(ackKey(inbound), roomId, inbound.messageId);
     });
     return handled.then(() => stored);
   }
@@ -415,4 +455,9 @@ export function mentionsIn(text: string, allowRoom: boolean): { user_ids?: strin
     ...(ids.length > 0 ? { user_ids: ids } : {}),
     ...(allowRoom && /(?<![\w@])@room\b/.test(text) ? { room: true as const } : {}),
   };
+}
+
+/** Where a reply to a message goes, for matching reactions to replies: its room and thread. */
+function ackKey(address: Partial<ChatAddress>): string {
+  return `${address.chatId ?? ""} ${address.threadId ?? ""}`;
 }

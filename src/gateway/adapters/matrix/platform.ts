@@ -92,6 +92,7 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
     rules: roomRules(context),
     allowRoomMentions: envFlag("matrix", "MATRIX_ALLOW_ROOM_MENTIONS", context.env.MATRIX_ALLOW_ROOM_MENTIONS) ?? false,
+    reactions: envFlag("matrix", "MATRIX_REACTIONS", context.env.MATRIX_REACTIONS) ?? true,
   });
 }
 

@@ -1,6 +1,6 @@
 /**
- * Reactions that tell a user where their message stands (`discord.reactions`): 👀 once the agent
- * starts on it, ✅ (and the 👀 taken off) once the reply is out. The core does not say which
+ * Reactions that tell a user where their message stands (`discord.reactions`, MATRIX_REACTIONS):
+ * 👀 once the agent starts on it, ✅ (and the 👀 taken off) once the reply is out. The core does not say which
  * message a turn is for, so the adapter infers it from what the core already does:
  *
  * - a message it handed the core is pending in its chat;
@@ -35,6 +35,7 @@ export class Acknowledgements {
   constructor(
     private readonly calls: ReactionCalls,
     private readonly log: (line: string) => void,
+    private readonly platform = "discord",
   ) {}
 
   /** A message handed to the core; `replyChannelId` is where its answer will go. */
@@ -86,7 +87,7 @@ export class Acknowledgements {
     try {
       await call();
     } catch (error) {
-      this.log(`discord: a reaction failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log(`${this.platform}: a reaction failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }
