@@ -10,10 +10,12 @@ import { KeyedQueue } from "../../../util/keyed-queue.js";
 import { RecentKeys } from "../../../util/recent-keys.js";
 import type {
   AdapterEvents,
+  ApprovalPrompt,
   ChatAddress,
   InboundMessage,
   OutboundText,
   PlatformAdapter,
+  QuestionPrompt,
   SentMessage,
 } from "../../types.js";
 import { PlatformSendError } from "../../types.js";
@@ -23,6 +25,7 @@ import { downloadFile, uploadFile } from "./files.js";
 import { markdownToHtml } from "./format.js";
 import { type BotIdentity, judgeMessage, type MatrixEvent, type MatrixRoomRules } from "./inbound.js";
 import { logIn, MatrixSessionStore, type PasswordLogin, PasswordRefused } from "./login.js";
+import { APPROVAL_OPTIONS, choiceOptions, type PromptOption, promptText, ReactionPrompts } from "./prompts.js";
 import { CLIENT_V3, MatrixRest } from "./rest.js";
 import { RoomDirectory } from "./rooms.js";
 import { type JoinedRoomSync, MatrixSync, type SyncResponse } from "./sync.js";
@@ -63,6 +66,7 @@ export class MatrixAdapter implements PlatformAdapter {
   private readonly sync: MatrixSync;
   private readonly positions: SyncPositionStore;
   private readonly acks: Acknowledgements | undefined;
+  private readonly prompts = new ReactionPrompts();
   /** The reaction events the bot sent, by `event emoji`, so they can be taken back. */
   private readonly reactionEvents = new Map<string, string>();
   /** Set once the homeserver refused the password: later connects fail without asking again. */
@@ -202,6 +206,42 @@ export class MatrixAdapter implements PlatformAdapter {
       info: { mimetype: uploaded.mimeType, size: uploaded.size },
       ...this.threadOf(address),
     });
+  }
+
+  async askApproval(prompt: ApprovalPrompt): Promise<SentMessage> {
+    const heading = `⚠ I want to run a command that needs your approval (${prompt.reason}):`;
+    return this.ask(
+      prompt,
+      promptText(heading, `\`\`\`\n${prompt.command}\n\`\`\``, APPROVAL_OPTIONS),
+      APPROVAL_OPTIONS,
+    );
+  }
+
+  async askQuestion(prompt: QuestionPrompt): Promise<SentMessage> {
+    const options = choiceOptions(prompt.choices);
+    const listed = prompt.choices.map((choice, index) => `${options[index]?.key ?? `${index + 1}.`} ${choice}`);
+    const how = options.length > 0 ? "React with your answer's number, or reply in text." : "Reply with a number or text.";
+    return this.ask(prompt, [`❓ ${prompt.question}`, listed.join("\n"), how].join("\n\n"), options);
+  }
+
+  /** Posts a prompt and its options as the bot's own reactions; a failed reaction leaves typed answers. */
+  private async ask(address: ChatAddress, text: string, options: readonly PromptOption[]): Promise<SentMessage> {
+    const sent = await this.sendContent(address.chatId, this.textContent(text, address));
+    if (!sent.messageId) return sent;
+    this.prompts.remember(sent.messageId, { chatId: address.chatId, threadId: address.threadId }, options);
+    for (const option of options) {
+      try {
+        await this.rest.put(`${CLIENT_V3}/rooms/${roomPath(address.chatId)}/send/m.reaction/${txn()}`, {
+          "m.relates_to": { rel_type: "m.annotation", event_id: sent.messageId, key: option.key },
+        });
+      } catch (error) {
+        this.options.log(
+          `matrix: could not offer ${option.key}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        break;
+      }
+    }
+    return sent;
   }
 
   /** Matrix shows an uploaded image inline when it is sent as m.image, which sendFile picks by type. */
@@ -350,10 +390,21 @@ export class MatrixAdapter implements PlatformAdapter {
         }
         continue;
       }
-      const handed = this.receiveMessage(roomId, event);
+      const answer = this.prompts.answerFor(roomId, event, this.bot.userId, this.rooms.isDm(roomId));
+      const handed = answer ? this.handOn(roomId, answer) : this.receiveMessage(roomId, event);
       if (handed) stored.push(handed);
     }
     return stored;
+  }
+
+  /** A reaction that answers a prompt, in the room's order with its messages. */
+  private handOn(roomId: string, message: InboundMessage): Promise<boolean> | undefined {
+    if (!this.seen.add(message.messageId)) return undefined;
+    let stored = false;
+    const handled = this.roomQueues.push(roomId, async () => {
+      stored = (await this.events?.inbound(message)) ?? false;
+    });
+    return handled.then(() => stored);
   }
 
   /** Queues an accepted message for the core; undefined when there is nothing to hand on. */
