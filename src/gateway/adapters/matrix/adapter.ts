@@ -220,7 +220,8 @@ export class MatrixAdapter implements PlatformAdapter {
   async askQuestion(prompt: QuestionPrompt): Promise<SentMessage> {
     const options = choiceOptions(prompt.choices);
     const listed = prompt.choices.map((choice, index) => `${options[index]?.key ?? `${index + 1}.`} ${choice}`);
-    const how = options.length > 0 ? "React with your answer's number, or reply in text." : "Reply with a number or text.";
+    const how =
+      options.length > 0 ? "React with your answer's number, or reply in text." : "Reply with a number or text.";
     return this.ask(prompt, [`❓ ${prompt.question}`, listed.join("\n"), how].join("\n\n"), options);
   }
 
