@@ -24,7 +24,7 @@ import { MatrixHttpError } from "./errors.js";
 import { downloadFile, uploadFile } from "./files.js";
 import { markdownToHtml } from "./format.js";
 import { type BotIdentity, judgeMessage, type MatrixEvent, type MatrixRoomRules } from "./inbound.js";
-import { logIn, MatrixSessionStore, type PasswordLogin, PasswordRefused } from "./login.js";
+import { type PasswordLogin, PasswordSignIn } from "./login.js";
 import { APPROVAL_OPTIONS, choiceOptions, type PromptOption, promptText, ReactionPrompts } from "./prompts.js";
 import { CLIENT_V3, MatrixRest } from "./rest.js";
 import { RoomDirectory } from "./rooms.js";
@@ -69,8 +69,7 @@ export class MatrixAdapter implements PlatformAdapter {
   private readonly prompts = new ReactionPrompts();
   /** The reaction events the bot sent, by `event emoji`, so they can be taken back. */
   private readonly reactionEvents = new Map<string, string>();
-  /** Set once the homeserver refused the password: later connects fail without asking again. */
-  private refused: PasswordRefused | undefined;
+  private readonly passwordSignIn: PasswordSignIn | undefined;
   private readonly rooms = new RoomDirectory();
   private events: AdapterEvents | undefined;
   private bot: BotIdentity = { userId: "", displayName: "" };
@@ -89,6 +88,10 @@ export class MatrixAdapter implements PlatformAdapter {
       token: options.token ?? "",
       timeoutMs: requestTimeoutMs,
     });
+    this.passwordSignIn =
+      options.token || !options.login
+        ? undefined
+        : new PasswordSignIn(this.rest, options.login, options.home, options.homeserver, options.log);
     this.acks =
       options.reactions === false
         ? undefined
@@ -113,7 +116,8 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   async connect(events: AdapterEvents): Promise<void> {
-    const userId = this.options.token ? await this.whoAmI() : await this.signIn(this.options.login!);
+    if (this.passwordSignIn) await this.passwordSignIn.signIn();
+    const userId = await this.whoAmI();
     this.bot = { userId, displayName: await this.displayName(userId) };
     this.events = events;
     await this.sync.start();
@@ -285,58 +289,22 @@ export class MatrixAdapter implements PlatformAdapter {
     return { messageId: sent.event_id ?? null };
   }
 
-  /** Reuses the saved session of a password login while the homeserver accepts it, else logs in again. */
-  private async signIn(login: PasswordLogin): Promise<string> {
-    if (this.refused) throw this.refused;
-    const sessions = new MatrixSessionStore(this.options.home, `${this.options.homeserver} ${login.userId}`);
-    const saved = sessions.load();
-    if (saved) {
-      this.rest.setToken(saved.accessToken);
-      try {
-        return await this.askWhoAmI();
-      } catch (error) {
-        if (!(error instanceof MatrixHttpError && error.status === 401)) throw error;
-        this.options.log("matrix: the saved login session is no longer accepted; logging in again");
-      }
-    }
-    let session: Awaited<ReturnType<typeof logIn>>;
-    try {
-      session = await logIn(this.rest, login, saved?.deviceId);
-    } catch (error) {
-      if (error instanceof PasswordRefused) this.refused = error;
-      throw error;
-    }
-    this.rest.setToken(session.accessToken);
-    try {
-      sessions.save(session);
-    } catch (error) {
-      this.options.log(
-        `matrix: could not save the login session: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    this.options.log(`matrix: logged in as ${session.userId} (device ${session.deviceId || "unknown"})`);
-    return this.whoAmI();
-  }
-
-  private async askWhoAmI(): Promise<string> {
-    const me = await this.rest.get<{ user_id?: string }>(`${CLIENT_V3}/account/whoami`);
-    if (!me?.user_id)
-      throw new Error("the homeserver's whoami named no user; is MATRIX_HOMESERVER a Matrix homeserver?");
-    return me.user_id;
-  }
-
   private async whoAmI(): Promise<string> {
+    let me: { user_id?: string };
     try {
-      return await this.askWhoAmI();
+      me = await this.rest.get<{ user_id?: string }>(`${CLIENT_V3}/account/whoami`);
     } catch (error) {
-      if (error instanceof MatrixHttpError && error.status === 401) {
+      if (error instanceof MatrixHttpError && error.status === 401 && this.options.token) {
         throw new Error(
-          `the Matrix homeserver at ${this.options.homeserver} rejected ${this.options.token ? "MATRIX_ACCESS_TOKEN" : "the access token its login gave"} (HTTP 401 ${error.errcode ?? ""}): ` +
+          `the Matrix homeserver at ${this.options.homeserver} rejected MATRIX_ACCESS_TOKEN (HTTP 401 ${error.errcode ?? ""}): ` +
             "log in as the bot again (Element: Settings > Help & About > Access Token) and save the new token as MATRIX_ACCESS_TOKEN",
         );
       }
       throw error;
     }
+    if (!me?.user_id)
+      throw new Error("the homeserver's whoami named no user; is MATRIX_HOMESERVER a Matrix homeserver?");
+    return me.user_id;
   }
 
   /** The bot's display name, which people write to mention it (none when it has none). */

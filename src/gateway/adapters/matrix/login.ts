@@ -94,6 +94,52 @@ export async function logIn(rest: MatrixRest, login: PasswordLogin, deviceId?: s
   };
 }
 
+/** Puts a working access token on the client at each connect: the saved session's, else a new login's. */
+export class PasswordSignIn {
+  private readonly sessions: MatrixSessionStore;
+  /** Set once the homeserver refused the password: later connects fail without asking again. */
+  private refused: PasswordRefused | undefined;
+
+  constructor(
+    private readonly rest: MatrixRest,
+    private readonly login: PasswordLogin,
+    home: string,
+    homeserver: string,
+    private readonly log: (line: string) => void,
+  ) {
+    this.sessions = new MatrixSessionStore(home, `${homeserver} ${login.userId}`);
+  }
+
+  async signIn(): Promise<void> {
+    if (this.refused) throw this.refused;
+    const saved = this.sessions.load();
+    if (saved) {
+      this.rest.setToken(saved.accessToken);
+      try {
+        await this.rest.get(`${CLIENT_V3}/account/whoami`);
+        return;
+      } catch (error) {
+        if (!(error instanceof MatrixHttpError && error.status === 401)) throw error;
+        this.log("matrix: the saved login session is no longer accepted; logging in again");
+      }
+    }
+    let session: MatrixSession;
+    try {
+      session = await logIn(this.rest, this.login, saved?.deviceId);
+    } catch (error) {
+      if (error instanceof PasswordRefused) this.refused = error;
+      throw error;
+    }
+    this.rest.setToken(session.accessToken);
+    try {
+      this.sessions.save(session);
+    } catch (error) {
+      this.log(`matrix: could not save the login session: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.log(`matrix: logged in as ${session.userId} (device ${session.deviceId || "unknown"})`);
+  }
+}
+
 /** The homeserver refused the password: a retry with the same one cannot succeed. */
 export class PasswordRefused extends Error {
   override name = "PasswordRefused";
