@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mentionsIn } from "../../../src/gateway/adapters/matrix/adapter.js";
+import { judgeMessage } from "../../../src/gateway/adapters/matrix/inbound.js";
 import { roomRules } from "../../../src/gateway/adapters/matrix/platform.js";
 import { bodyOf, dm, finished, startMatrixGateway } from "../../fakes/matrix/gateway.js";
 import { modelRequests, userTexts } from "../harness.js";
@@ -118,4 +119,59 @@ test("a message gets 👀 while the agent works on it and ✅ once answered; MAT
       await close();
     }
   }
+});
+
+test("DM messages start threads only with MATRIX_DM_AUTO_THREAD, or when they mention the bot with MATRIX_DM_MENTION_THREADS", () => {
+  const bot = { userId: "@hermes:x.org", displayName: "Hermes" };
+  const base = {
+    requireMention: true,
+    freeResponseRooms: new Set<string>(),
+    allowedRooms: new Set<string>(),
+    replyInThreads: true,
+  };
+  const event = (body: string) => ({
+    event_id: "$e1",
+    type: "m.room.message",
+    sender: "@alice:x.org",
+    content: { msgtype: "m.text", body },
+  });
+  const threadOf = (
+    rules: Partial<typeof base> & { dmThreads?: boolean; dmMentionThreads?: boolean },
+    body: string,
+  ) => {
+    const verdict = judgeMessage("!dm:x.org", event(body), {
+      bot,
+      rules: { ...base, ...rules },
+      isDm: true,
+      activeThreads: new Set(),
+    });
+    assert.ok(verdict.accepted);
+    return verdict.message.threadId;
+  };
+  assert.equal(threadOf({}, "hello"), undefined);
+  assert.equal(threadOf({ dmThreads: true }, "hello"), "$e1");
+  assert.equal(threadOf({ dmMentionThreads: true }, "hello"), undefined);
+  assert.equal(threadOf({ dmMentionThreads: true }, "Hermes: look at this"), "$e1");
+});
+
+test("MATRIX_SESSION_SCOPE room keeps room mentions out of threads, thread threads them, anything else names the variable", () => {
+  const context = (env: Record<string, string>) =>
+    ({
+      config: { matrix: { require_mention: true, free_response_rooms: [], allowed_rooms: [] } },
+      env,
+      home: "/nonexistent",
+      log: () => undefined,
+    }) as never;
+  assert.equal(roomRules(context({ MATRIX_SESSION_SCOPE: "room", MATRIX_AUTO_THREAD: "true" })).replyInThreads, false);
+  assert.equal(
+    roomRules(context({ MATRIX_SESSION_SCOPE: "thread", MATRIX_AUTO_THREAD: "false" })).replyInThreads,
+    true,
+  );
+  assert.equal(roomRules(context({ MATRIX_SESSION_SCOPE: "auto", MATRIX_AUTO_THREAD: "false" })).replyInThreads, false);
+  assert.throws(
+    () => roomRules(context({ MATRIX_SESSION_SCOPE: "lobby" })),
+    /MATRIX_SESSION_SCOPE must be auto, room or thread/,
+  );
+  const dmRules = roomRules(context({ MATRIX_DM_AUTO_THREAD: "true", MATRIX_DM_MENTION_THREADS: "true" }));
+  assert.deepEqual([dmRules.dmThreads, dmRules.dmMentionThreads], [true, true]);
 });

@@ -41,6 +41,8 @@ test("the matrix section's keys are read as strings or lists, MATRIX_* variables
     replyInThreads: true,
     ignoreUsers: [],
     processNotices: false,
+    dmThreads: false,
+    dmMentionThreads: false,
   });
   const overridden = contextWith(yaml, {
     MATRIX_REQUIRE_MENTION: "true",
@@ -55,6 +57,8 @@ test("the matrix section's keys are read as strings or lists, MATRIX_* variables
     replyInThreads: false,
     ignoreUsers: [],
     processNotices: false,
+    dmThreads: false,
+    dmMentionThreads: false,
   });
   assert.deepEqual(contextWith("", {}).config.matrix, {
     require_mention: true,

@@ -10,8 +10,9 @@
  *
  * Threads: a room conversation lives in the thread (`m.thread`) of the event that started it, so
  * the thread id is the thread's root event, or the event's own id for a new mention (unless
- * MATRIX_AUTO_THREAD=false keeps answers in the room itself). In DMs only a message already in a
- * thread has a thread id.
+ * MATRIX_AUTO_THREAD=false or MATRIX_SESSION_SCOPE=room keeps answers in the room itself). In DMs
+ * a message already in a thread has its thread id; others start one only with
+ * MATRIX_DM_AUTO_THREAD (every message) or MATRIX_DM_MENTION_THREADS (one mentioning the bot).
  */
 import type { Attachment, InboundMessage } from "../../types.js";
 
@@ -36,6 +37,10 @@ export interface MatrixRoomRules {
   ignoreUsers?: readonly RegExp[];
   /** Read `m.notice` messages too (MATRIX_PROCESS_NOTICES; off: notices are what bots send). */
   processNotices?: boolean;
+  /** In DMs, answer every message in a thread under it (MATRIX_DM_AUTO_THREAD, default false). */
+  dmThreads?: boolean;
+  /** In DMs, answer a message that mentions the bot in a thread under it (MATRIX_DM_MENTION_THREADS). */
+  dmMentionThreads?: boolean;
 }
 
 export interface BotIdentity {
@@ -169,9 +174,13 @@ export function judgeMessage(
   };
   const withFile = file ? { file } : {};
   if (context.isDm) {
+    const { rules } = context;
+    const startsThread =
+      rules.dmThreads === true || (rules.dmMentionThreads === true && mentionsBot(body, content, context.bot));
+    const threadId = rootId ?? (startsThread ? id : undefined);
     return {
       accepted: true,
-      message: { ...base, chatType: "dm", ...(rootId ? { threadId: rootId } : {}) },
+      message: { ...base, chatType: "dm", ...(threadId ? { threadId } : {}) },
       ...withFile,
     };
   }

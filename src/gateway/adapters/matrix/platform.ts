@@ -62,10 +62,27 @@ export function roomRules(context: PlatformContext): MatrixRoomRules {
     requireMention: envFlag("matrix", "MATRIX_REQUIRE_MENTION", env.MATRIX_REQUIRE_MENTION) ?? section.require_mention,
     freeResponseRooms: idSet(envList(env.MATRIX_FREE_RESPONSE_ROOMS) ?? section.free_response_rooms),
     allowedRooms: idSet(envList(env.MATRIX_ALLOWED_ROOMS) ?? section.allowed_rooms),
-    replyInThreads: envFlag("matrix", "MATRIX_AUTO_THREAD", env.MATRIX_AUTO_THREAD) ?? true,
+    replyInThreads: replyInThreads(env),
+    dmThreads: envFlag("matrix", "MATRIX_DM_AUTO_THREAD", env.MATRIX_DM_AUTO_THREAD) ?? false,
+    dmMentionThreads: envFlag("matrix", "MATRIX_DM_MENTION_THREADS", env.MATRIX_DM_MENTION_THREADS) ?? false,
     ignoreUsers: ignorePatterns(env.MATRIX_IGNORE_USER_PATTERNS),
     processNotices: envFlag("matrix", "MATRIX_PROCESS_NOTICES", env.MATRIX_PROCESS_NOTICES) ?? false,
   };
+}
+
+/**
+ * Whether a room mention is answered in a thread under it: MATRIX_SESSION_SCOPE `room` keeps the
+ * room one conversation, `thread` threads every one, `auto` (the default) leaves it to
+ * MATRIX_AUTO_THREAD (default true).
+ */
+function replyInThreads(env: PlatformContext["env"]): boolean {
+  const scope = env.MATRIX_SESSION_SCOPE?.trim().toLowerCase() || "auto";
+  if (scope === "room") return false;
+  if (scope === "thread") return true;
+  if (scope !== "auto") {
+    throw new Error(`MATRIX_SESSION_SCOPE must be auto, room or thread, not "${env.MATRIX_SESSION_SCOPE}"`);
+  }
+  return envFlag("matrix", "MATRIX_AUTO_THREAD", env.MATRIX_AUTO_THREAD) ?? true;
 }
 
 /** MATRIX_IGNORE_USER_PATTERNS: comma-separated regular expressions over user ids; a bad one stops the start. */
