@@ -49,6 +49,12 @@ export class ClientBridge {
     return this.capabilities.terminal === true;
   }
 
+  /** The client takes `compaction_update`s (`session.compaction` advertised). */
+  get canShowCompactions(): boolean {
+    const compaction = this.capabilities.session?.compaction;
+    return compaction !== undefined && compaction !== null;
+  }
+
   /** Queue an update after every update queued before it; a failed send is logged, never thrown. */
   send(update: SessionUpdate | (() => Promise<SessionUpdate | undefined>)): Promise<void> {
     const next = this.chain.then(async () => {

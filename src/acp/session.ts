@@ -18,7 +18,7 @@ import type { SessionIndex } from "./session-index.js";
 import type { SessionMcp } from "./session-mcp.js";
 import { AVAILABLE_COMMANDS, runSlashCommand } from "./slash-commands.js";
 import { toolKind } from "./tool-kinds.js";
-import { TurnUpdates } from "./turn-updates.js";
+import { sendCompaction, TurnUpdates } from "./turn-updates.js";
 
 export interface SessionSetup {
   id: string;
@@ -188,6 +188,7 @@ export class AcpSession implements EditorSession {
       cwd: this.cwd,
       requestApproval: (request) => this.approve(request),
       services: { [EDITOR_SESSION_SERVICE]: this },
+      onEvent: (event) => sendCompaction(this.bridge, event),
       ...(storeId ? { sessionId: storeId } : {}),
       ...(this.model !== runtime.model ? { model: { model: this.model } } : {}),
     });

@@ -1,6 +1,8 @@
 /**
  * The agent's events as `session/update` notifications: message and thought chunks, tool
- * calls with their kind, status, locations and edit diffs, and plan updates from the todo tool.
+ * calls with their kind, status, locations and edit diffs, plan updates from the todo tool, and
+ * context compactions (`compaction_update`, to clients that advertise `session.compaction`; sent
+ * for the agent's whole life, since `/compact` runs outside a turn).
  */
 import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -50,6 +52,22 @@ export function planFromTodoResult(result: string): PlanEntry[] | undefined {
   return entries;
 }
 
+/** A compaction's start and end as the client's `compaction_update`s, when it takes them. */
+export function sendCompaction(bridge: ClientBridge, event: AgentEvent): void {
+  if (event.type !== "compaction" || !bridge.canShowCompactions) return;
+  if (event.phase === "started") {
+    void bridge.send({ sessionUpdate: "compaction_update", compactionId: event.id, status: "in_progress" });
+    return;
+  }
+  void bridge.send({
+    sessionUpdate: "compaction_update",
+    compactionId: event.id,
+    status: event.compressed ? "completed" : "failed",
+    ...(event.summary ? { summary: [{ type: "text", text: event.summary }] } : {}),
+    ...(!event.compressed ? { error: event.reason ?? "nothing could be condensed" } : {}),
+  });
+}
+
 export class TurnUpdates {
   private readonly active = new Map<string, ActiveToolCall>();
   private lastActive: ActiveToolCall | undefined;
@@ -78,6 +96,7 @@ export class TurnUpdates {
       case "tool_end":
         this.toolEnd(event);
         break;
+
       default:
         break;
     }

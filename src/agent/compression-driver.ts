@@ -81,6 +81,7 @@ export class CompressionDriver {
   readonly enabled: boolean;
   private window: ContextLength | undefined;
   private baseline: { inputTokens: number; messages: number } | undefined;
+  private compactions = 0;
 
   constructor(private readonly options: CompressionDriverOptions) {
     const settings = options.settings ?? {};
@@ -163,10 +164,29 @@ export class CompressionDriver {
       `${describeTrigger(trigger)} (~${formatTokens(tokens)} tokens); compressing the conversation`,
     );
     const messages: Message[] = [{ role: "system", content: state.systemPrompt }, ...state.history];
-    const result = await this.compressor.compress(messages, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
-      contextOverflow: trigger === "overflow",
+    // Unique beyond this agent: a surface's session may outlive it (a model switch makes a new one).
+    const id = `compaction-${Date.now().toString(36)}-${++this.compactions}-${Math.random().toString(36).slice(2, 8)}`;
+    const emitter = this.options.emitter;
+    emitter.emit({ type: "compaction", id, phase: "started" });
+    let result: CompressionResult;
+    try {
+      result = await this.compressor.compress(messages, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
+        contextOverflow: trigger === "overflow",
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      emitter.emit({ type: "compaction", id, phase: "finished", compressed: false, reason });
+      throw error;
+    }
+    emitter.emit({
+      type: "compaction",
+      id,
+      phase: "finished",
+      compressed: result.compressed,
+      ...(result.summary ? { summary: result.summary } : {}),
+      ...(result.reason ? { reason: result.reason } : {}),
     });
     this.report(result);
     if (result.compressed) this.baseline = undefined;

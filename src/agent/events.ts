@@ -21,7 +21,10 @@ export type AgentEvent =
   | { type: "clarify_request"; question: string; choices?: string[] }
   | { type: "approval_request"; command: string; reason: string }
   | { type: "step_end"; iteration: number; toolCalls: number }
-  | { type: "status"; kind: StatusKind; message: string };
+  | { type: "status"; kind: StatusKind; message: string }
+  /** A compression of the context: `started`, then `finished` with what came of it (ids unique per agent). */
+  | { type: "compaction"; id: string; phase: "started" }
+  | { type: "compaction"; id: string; phase: "finished"; compressed: boolean; summary?: string; reason?: string };
 
 export type AgentListener = (event: AgentEvent) => void;
 
