@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { toolEvent } from "../../src/api-server/runs/events.js";
 import { isSummaryRequest, SUMMARY_TEXT } from "../agent/context-fixtures.js";
 import type { RecordedRequest } from "../fake-provider/types.js";
 import { type Harness, KEY, startHarness } from "./harness.js";
@@ -77,4 +78,19 @@ describe("compression behind the API server", () => {
       ["root question", "echo: root question", "a branch"],
     );
   });
+});
+
+test("the Runs API reports a compaction as compaction.started and compaction.completed, without its summary", () => {
+  assert.deepEqual(toolEvent({ type: "compaction", id: "c1", phase: "started" }), {
+    event: "compaction.started",
+    data: { compaction_id: "c1" },
+  });
+  assert.deepEqual(
+    toolEvent({ type: "compaction", id: "c1", phase: "finished", compressed: true, summary: "secret plans" }),
+    { event: "compaction.completed", data: { compaction_id: "c1", compressed: true } },
+  );
+  assert.deepEqual(
+    toolEvent({ type: "compaction", id: "c2", phase: "finished", compressed: false, reason: "nothing to condense" }),
+    { event: "compaction.completed", data: { compaction_id: "c2", compressed: false, reason: "nothing to condense" } },
+  );
 });

@@ -165,8 +165,20 @@ export function runUsage(usage: {
   };
 }
 
-/** The Runs API event for an agent's tool event (never the tool's output); undefined for others. */
+/**
+ * The Runs API event for an agent's tool or compaction event (never a tool's output); undefined
+ * for others. A compaction's summary is not sent: the session's messages hold it.
+ */
 export function toolEvent(event: AgentEvent): { event: string; data: Record<string, unknown> } | undefined {
+  if (event.type === "compaction") {
+    if (event.phase === "started") return { event: "compaction.started", data: { compaction_id: event.id } };
+    const data = {
+      compaction_id: event.id,
+      compressed: event.compressed,
+      ...(event.reason ? { reason: event.reason } : {}),
+    };
+    return { event: "compaction.completed", data };
+  }
   if (event.type === "tool_start") {
     const data = { call_id: event.callId, name: event.name, preview: event.preview };
     return { event: event.name === DELEGATE_TOOL ? "subagent.started" : "tool.started", data };
