@@ -144,7 +144,7 @@ export class Agent {
     if (options.onEvent) this.emitter.on(options.onEvent);
   }
 
-  /** The current session; a compression continues the conversation under a new (child) id. */
+  /** The current session; it changes at a compression only when that is not in place (`compression.in_place`). */
   get sessionId(): string {
     return this.currentSessionId;
   }
