@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mentionsIn } from "../../../src/gateway/adapters/matrix/adapter.js";
 import { judgeMessage } from "../../../src/gateway/adapters/matrix/inbound.js";
-import { roomRules } from "../../../src/gateway/adapters/matrix/platform.js";
+import { createAdapter, roomRules } from "../../../src/gateway/adapters/matrix/platform.js";
+import { loadConfig } from "../../../src/state/config.js";
 import { bodyOf, dm, finished, startMatrixGateway } from "../../fakes/matrix/gateway.js";
+import { tempDir } from "../../state/temp-dir.js";
 import { modelRequests, userTexts } from "../harness.js";
 
 const echo = { fallback: (req: Parameters<typeof userTexts>[0]) => ({ text: `heard ${userTexts(req).at(-1)}` }) };
@@ -174,4 +176,33 @@ test("MATRIX_SESSION_SCOPE room keeps room mentions out of threads, thread threa
   );
   const dmRules = roomRules(context({ MATRIX_DM_AUTO_THREAD: "true", MATRIX_DM_MENTION_THREADS: "true" }));
   assert.deepEqual([dmRules.dmThreads, dmRules.dmMentionThreads], [true, true]);
+});
+
+test("MATRIX_MAX_MEDIA_BYTES keeps larger files from being downloaded; the agent hears why; a bad value names the variable", async () => {
+  const { gw, mx, world, close } = await startMatrixGateway({
+    provider: { fallback: { text: "noted" } },
+    adapter: { maxMediaBytes: 4 },
+  });
+  try {
+    const url = mx.storeMedia("notes.txt", "text/plain", Buffer.from("buy milk"));
+    mx.userSays(world.alice, world.dm, "see attached", {
+      msgtype: "m.file",
+      filename: "notes.txt",
+      url,
+      info: { size: 8 },
+    });
+    await mx.waitFor(() => finished(mx, world.dm).length === 1, "the answer");
+    const [text] = userTexts(modelRequests(gw.fake)[0]!);
+    assert.match(text!, /A file could not be downloaded: notes\.txt: it is over MATRIX_MAX_MEDIA_BYTES \(4 bytes\)/);
+    assert.ok(!mx.calls.some((c) => c.path.includes("/media/download/")), "nothing was fetched");
+  } finally {
+    await close();
+  }
+  const home = tempDir("hermes-mx-media-");
+  const { config } = loadConfig({ home });
+  const env = { MATRIX_HOMESERVER: "https://m.example.org", MATRIX_ACCESS_TOKEN: "t", MATRIX_MAX_MEDIA_BYTES: "lots" };
+  assert.throws(
+    () => createAdapter({ config, env, home, log: () => undefined }),
+    /MATRIX_MAX_MEDIA_BYTES must be a whole number of bytes above 0, not "lots"/,
+  );
 });

@@ -42,6 +42,8 @@ export interface MatrixAdapterOptions {
   log: (line: string) => void;
   /** `gateway.max_inbound_media_bytes` (0 or unset: none beyond the adapter's own limit). */
   maxInboundMediaBytes?: number;
+  /** MATRIX_MAX_MEDIA_BYTES: the adapter's own limit instead of 50 MiB. */
+  maxMediaBytes?: number;
   requestTimeoutMs?: number;
   /** How long one `/sync` long poll may wait for events (default 30 s). */
   pollTimeoutMs?: number;
@@ -402,6 +404,7 @@ export class MatrixAdapter implements PlatformAdapter {
               ...(this.options.maxInboundMediaBytes !== undefined
                 ? { maxInboundMediaBytes: this.options.maxInboundMediaBytes }
                 : {}),
+              ...(this.options.maxMediaBytes !== undefined ? { maxMediaBytes: this.options.maxMediaBytes } : {}),
             }),
           ];
         } catch (error) {

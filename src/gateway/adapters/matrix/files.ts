@@ -22,6 +22,8 @@ export interface DownloadOptions {
   home: string;
   /** `gateway.max_inbound_media_bytes` (0 or unset: no ceiling beyond MAX_DOWNLOAD_BYTES). */
   maxInboundMediaBytes?: number;
+  /** MATRIX_MAX_MEDIA_BYTES: the platform's own ceiling instead of MAX_DOWNLOAD_BYTES. */
+  maxMediaBytes?: number;
   timeoutMs: number;
 }
 
@@ -34,8 +36,9 @@ export function mediaPath(mxc: string): string {
   return `/_matrix/client/v1/media/download/${encodeURIComponent(match[1] as string)}/${match[2]}`;
 }
 
-function overCap(cap: MediaCap): string {
-  return cap.fromGateway ? `it is over ${gatewayCapPhrase(cap)}` : `it is over ${cap.bytes} bytes`;
+function overCap(cap: MediaCap, fromEnv: boolean): string {
+  if (cap.fromGateway) return `it is over ${gatewayCapPhrase(cap)}`;
+  return fromEnv ? `it is over MATRIX_MAX_MEDIA_BYTES (${cap.bytes} bytes)` : `it is over ${cap.bytes} bytes`;
 }
 
 export async function downloadFile(
@@ -45,12 +48,13 @@ export async function downloadFile(
   options: DownloadOptions,
 ): Promise<Attachment> {
   const path = mediaPath(file.mxc);
-  const cap = mediaCap(MAX_DOWNLOAD_BYTES, options.maxInboundMediaBytes);
-  if ((file.size ?? 0) > cap.bytes) throw new Error(overCap(cap));
+  const cap = mediaCap(options.maxMediaBytes ?? MAX_DOWNLOAD_BYTES, options.maxInboundMediaBytes);
+  const fromEnv = options.maxMediaBytes !== undefined;
+  if ((file.size ?? 0) > cap.bytes) throw new Error(overCap(cap, fromEnv));
   const response = await rest.download(path, options.timeoutMs);
   const mimeType = file.mimeType || response.headers.get("content-type")?.split(";")[0] || "application/octet-stream";
   const body = await readCapped(response, cap.bytes);
-  if (!body) throw new Error(overCap(cap));
+  if (!body) throw new Error(overCap(cap, fromEnv));
   const name = safeFileName(file.name, "file");
   const prefix = eventId.replaceAll(/[^\w-]/g, "").slice(0, 40) || "event";
   const saved = join(attachmentsDir(options.home, "matrix"), `${prefix}-${name}`);

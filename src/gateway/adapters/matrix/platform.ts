@@ -107,6 +107,7 @@ export function createAdapter(context: PlatformContext): PlatformAdapter {
     home: context.home,
     log: context.log,
     maxInboundMediaBytes: context.config.gateway.max_inbound_media_bytes,
+    ...mediaLimit(context.env.MATRIX_MAX_MEDIA_BYTES),
     rules: roomRules(context),
     allowRoomMentions: envFlag("matrix", "MATRIX_ALLOW_ROOM_MENTIONS", context.env.MATRIX_ALLOW_ROOM_MENTIONS) ?? false,
     reactions: envFlag("matrix", "MATRIX_REACTIONS", context.env.MATRIX_REACTIONS) ?? true,
@@ -144,3 +145,14 @@ export async function probe(context: PlatformContext, timeoutMs: number): Promis
 }
 
 export const platform: PlatformModule = { createAdapter, probe };
+
+/** MATRIX_MAX_MEDIA_BYTES: larger files users send are named to the agent but not downloaded. */
+function mediaLimit(raw: string | undefined): { maxMediaBytes?: number } {
+  const text = raw?.trim();
+  if (!text) return {};
+  const bytes = Number(text);
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new Error(`MATRIX_MAX_MEDIA_BYTES must be a whole number of bytes above 0, not "${raw}"`);
+  }
+  return { maxMediaBytes: bytes };
+}
