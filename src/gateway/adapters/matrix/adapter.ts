@@ -23,7 +23,7 @@ import { Acknowledgements } from "../acks.js";
 import { MatrixHttpError } from "./errors.js";
 import { downloadFile, uploadFile } from "./files.js";
 import { markdownToHtml } from "./format.js";
-import { type BotIdentity, judgeMessage, type MatrixEvent, type MatrixRoomRules } from "./inbound.js";
+import { type BotIdentity, ignoredSender, judgeMessage, type MatrixEvent, type MatrixRoomRules } from "./inbound.js";
 import { type PasswordLogin, PasswordSignIn } from "./login.js";
 import { APPROVAL_OPTIONS, choiceOptions, type PromptOption, promptText, ReactionPrompts } from "./prompts.js";
 import { CLIENT_V3, MatrixRest } from "./rest.js";
@@ -178,11 +178,17 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   private async react(roomId: string, event: string, emoji: string): Promise<void> {
+    const reaction = await this.sendReaction(roomId, event, emoji);
+    if (reaction) this.reactionEvents.set(`${event} ${emoji}`, reaction);
+  }
+
+  /** The bot's reaction `key` on `event`; resolves with the reaction's own event id. */
+  private async sendReaction(roomId: string, event: string, key: string): Promise<string | undefined> {
     const sent = await this.rest.put<{ event_id?: string }>(
       `${CLIENT_V3}/rooms/${roomPath(roomId)}/send/m.reaction/${txn()}`,
-      { "m.relates_to": { rel_type: "m.annotation", event_id: event, key: emoji } },
+      { "m.relates_to": { rel_type: "m.annotation", event_id: event, key } },
     );
-    if (sent.event_id) this.reactionEvents.set(`${event} ${emoji}`, sent.event_id);
+    return sent.event_id;
   }
 
   private async unreact(roomId: string, event: string, emoji: string): Promise<void> {
@@ -238,9 +244,7 @@ export class MatrixAdapter implements PlatformAdapter {
     this.prompts.remember(sent.messageId, { chatId: address.chatId, threadId: address.threadId }, options);
     for (const option of options) {
       try {
-        await this.rest.put(`${CLIENT_V3}/rooms/${roomPath(address.chatId)}/send/m.reaction/${txn()}`, {
-          "m.relates_to": { rel_type: "m.annotation", event_id: sent.messageId, key: option.key },
-        });
+        await this.sendReaction(address.chatId, sent.messageId, option.key);
       } catch (error) {
         this.options.log(
           `matrix: could not offer ${option.key}: ${error instanceof Error ? error.message : String(error)}`,
@@ -361,7 +365,9 @@ export class MatrixAdapter implements PlatformAdapter {
         }
         continue;
       }
-      const answer = this.prompts.answerFor(roomId, event, this.bot.userId, this.rooms.isDm(roomId));
+      const answer = ignoredSender(event.sender, this.options.rules)
+        ? undefined
+        : this.prompts.answerFor(roomId, event, this.bot.userId, this.rooms.isDm(roomId));
       const handed = answer ? this.handOn(roomId, answer) : this.receiveMessage(roomId, event);
       if (handed) stored.push(handed);
     }

@@ -128,6 +128,14 @@ function captionOf(content: Record<string, unknown>): string {
   return typeof content.filename === "string" && content.filename && content.filename !== body ? body : "";
 }
 
+/** Why a sender is never listened to (an appservice user, MATRIX_IGNORE_USER_PATTERNS), or undefined. */
+export function ignoredSender(sender: string | undefined, rules: MatrixRoomRules): string | undefined {
+  if (!sender) return undefined;
+  if (sender.startsWith("@_")) return "an appservice user";
+  if (rules.ignoreUsers?.some((pattern) => pattern.test(sender))) return "sender matches MATRIX_IGNORE_USER_PATTERNS";
+  return undefined;
+}
+
 export function judgeMessage(
   roomId: string,
   event: MatrixEvent,
@@ -145,10 +153,8 @@ export function judgeMessage(
     return { accepted: false, why: "no event id or sender" };
   }
   if (sender === context.bot.userId) return { accepted: false, why: "the bot's own message" };
-  if (sender.startsWith("@_")) return { accepted: false, why: "an appservice user" };
-  if (context.rules.ignoreUsers?.some((pattern) => pattern.test(sender))) {
-    return { accepted: false, why: "sender matches MATRIX_IGNORE_USER_PATTERNS" };
-  }
+  const ignored = ignoredSender(sender, context.rules);
+  if (ignored) return { accepted: false, why: ignored };
   const content = record(event.content);
   const relation = record(content["m.relates_to"]);
   if (relation.rel_type === "m.replace") return { accepted: false, why: "an edit" };
